@@ -1,0 +1,59 @@
+"""codex-deck's engine: drives the Codex app-server. Never imports textual, rich or tui.
+
+Names are imported on first use, so `import engine` costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from engine.version import __version__
+
+if TYPE_CHECKING:
+    from engine.appserver import AppServer, open_app_server, spawn_app_server
+    from engine.errors import (
+        CodexDeckError,
+        CodexNotFound,
+        CodexTooOld,
+        ConnectionClosed,
+        RpcError,
+        SettingsError,
+    )
+    from engine.settings import Settings, load_settings
+
+_EXPORTS = {
+    "AppServer": "engine.appserver",
+    "open_app_server": "engine.appserver",
+    "spawn_app_server": "engine.appserver",
+    "CodexDeckError": "engine.errors",
+    "CodexNotFound": "engine.errors",
+    "CodexTooOld": "engine.errors",
+    "ConnectionClosed": "engine.errors",
+    "RpcError": "engine.errors",
+    "SettingsError": "engine.errors",
+    "Settings": "engine.settings",
+    "load_settings": "engine.settings",
+}
+
+__all__ = [
+    "AppServer",
+    "CodexDeckError",
+    "CodexNotFound",
+    "CodexTooOld",
+    "ConnectionClosed",
+    "RpcError",
+    "Settings",
+    "SettingsError",
+    "__version__",
+    "load_settings",
+    "open_app_server",
+    "spawn_app_server",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,222 @@
+"""A connection to a Codex app-server: the handshake, typed requests, and what it sends.
+
+`open_app_server` works over any `Transport` (a child process today; a socket later), so
+nothing here knows how the bytes travel. `spawn_app_server` is the common case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, TypeVar
+
+import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream
+from pydantic import ValidationError
+
+from engine.binary import check_codex_version
+from engine.errors import CodexDeckError, RpcError
+from engine.launch import Launch
+from engine.process import AppServerProcess
+from engine.protocol import (
+    AccountReadParams,
+    AccountReadResult,
+    ClientInfo,
+    EmptyResult,
+    InitializeCapabilities,
+    InitializeParams,
+    InitializeResult,
+    KnownServerRequest,
+    ServerNotification,
+    ThreadForkParams,
+    ThreadOpened,
+    ThreadReadParams,
+    ThreadReadResult,
+    ThreadResumeParams,
+    ThreadStartParams,
+    TurnInterruptParams,
+    TurnStartParams,
+    TurnStartResult,
+    TurnSteerParams,
+    TurnSteerResult,
+    UnknownServerRequest,
+    WireModel,
+    decline,
+    parse_notification,
+    parse_server_request,
+)
+from engine.rpc import (
+    METHOD_NOT_FOUND,
+    BadLine,
+    Notification,
+    RequestId,
+    RpcConnection,
+    ServerRequest,
+)
+from engine.tasks import task_group
+from engine.version import __version__
+
+CLIENT_NAME = "codex_deck"
+CLIENT_TITLE = "codex-deck"
+INITIALIZE_TIMEOUT_SECONDS = 30.0
+
+ResultT = TypeVar("ResultT", bound=WireModel)
+ServerRequestHandler = Callable[[RequestId, KnownServerRequest], Awaitable[WireModel]]
+
+
+class Transport(Protocol):
+    """Where the bytes of a connection travel, and how to end it."""
+
+    @property
+    def send(self) -> ByteSendStream: ...
+
+    @property
+    def receive(self) -> ByteReceiveStream: ...
+
+    async def run(self) -> None:
+        """Background work for as long as the connection lives."""
+
+    async def describe_close(self) -> str:
+        """Why the peer's output ended."""
+
+    async def aclose(self) -> None:
+        """End the connection."""
+
+
+class AppServer:
+    """An initialized app-server connection.
+
+    Requests are typed; `notifications()` yields typed notifications (and `BadLine`s for
+    lines that were skipped); server requests go to the handler set with
+    `handle_requests`.
+    """
+
+    def __init__(self, rpc: RpcConnection, transport: Transport, info: InitializeResult) -> None:
+        self.rpc = rpc
+        self.transport = transport
+        self.info = info
+        """What the server said about itself in the handshake (user agent, CODEX_HOME …)."""
+        self.handle_requests(_decline)
+
+    async def call(self, method: str, params: WireModel, result_type: type[ResultT]) -> ResultT:
+        """Send a request and read its result into `result_type`.
+
+        Raises:
+            RpcError: codex refused the request.
+            ConnectionClosed: the connection ended first.
+            CodexDeckError: the result did not have the expected shape.
+        """
+        raw = await self.rpc.request(method, params.to_wire())
+        try:
+            return result_type.model_validate(raw if raw is not None else {})
+        except ValidationError as error:
+            raise CodexDeckError(
+                f"codex answered {method} with something unexpected: {error}"
+            ) from None
+
+    async def thread_start(self, params: ThreadStartParams) -> ThreadOpened:
+        return await self.call("thread/start", params, ThreadOpened)
+
+    async def thread_resume(self, params: ThreadResumeParams) -> ThreadOpened:
+        return await self.call("thread/resume", params, ThreadOpened)
+
+    async def thread_fork(self, params: ThreadForkParams) -> ThreadOpened:
+        return await self.call("thread/fork", params, ThreadOpened)
+
+    async def thread_read(self, params: ThreadReadParams) -> ThreadReadResult:
+        return await self.call("thread/read", params, ThreadReadResult)
+
+    async def turn_start(self, params: TurnStartParams) -> TurnStartResult:
+        return await self.call("turn/start", params, TurnStartResult)
+
+    async def turn_steer(self, params: TurnSteerParams) -> TurnSteerResult:
+        return await self.call("turn/steer", params, TurnSteerResult)
+
+    async def turn_interrupt(self, params: TurnInterruptParams) -> EmptyResult:
+        return await self.call("turn/interrupt", params, EmptyResult)
+
+    async def account_read(self, params: AccountReadParams) -> AccountReadResult:
+        return await self.call("account/read", params, AccountReadResult)
+
+    @asynccontextmanager
+    async def notifications(self) -> AsyncIterator[AsyncIterator[ServerNotification | BadLine]]:
+        """Subscribe to what the server sends from now on, typed, in order.
+
+        The iterator ends when the connection closes.
+        """
+        raw = self.rpc.subscribe()
+        with raw:
+            yield _typed(raw)
+
+    def handle_requests(self, handler: ServerRequestHandler) -> None:
+        """Set the coroutine that answers approvals, questions and forms.
+
+        It gets the request id and the typed params and returns the reply model. Until one
+        is set, every request is declined. Requests codex-deck does not know are refused
+        with "method not found", never approved.
+        """
+
+        async def answer(request: ServerRequest) -> Any:
+            params = parse_server_request(request.method, request.params)
+            if isinstance(params, UnknownServerRequest):
+                raise RpcError(METHOD_NOT_FOUND, f"codex-deck does not handle {params.name}")
+            reply = await handler(request.id, params)
+            return reply.to_wire()
+
+        self.rpc.handle_requests(answer)
+
+
+async def _decline(request_id: RequestId, params: KnownServerRequest) -> WireModel:
+    return decline(params)
+
+
+async def _typed(
+    raw: MemoryObjectReceiveStream[Notification | BadLine],
+) -> AsyncIterator[ServerNotification | BadLine]:
+    async for incoming in raw:
+        if isinstance(incoming, BadLine):
+            yield incoming
+        else:
+            yield parse_notification(incoming.method, incoming.params)
+
+
+@asynccontextmanager
+async def open_app_server(
+    transport: Transport, *, experimental_api: bool = False
+) -> AsyncIterator[AppServer]:
+    """Connect over `transport`, do the initialize handshake, and close it on exit.
+
+    Raises:
+        ConnectionClosed: the server went away during the handshake (with its exit status
+            and last stderr lines when it is a process).
+        CodexTooOld: the server's codex is older than codex-deck supports.
+    """
+    rpc = RpcConnection(transport.send, transport.receive, describe_close=transport.describe_close)
+    async with task_group() as tasks:
+        tasks.start_soon(transport.run)
+        tasks.start_soon(rpc.run)
+        try:
+            params = InitializeParams(
+                client_info=ClientInfo(name=CLIENT_NAME, title=CLIENT_TITLE, version=__version__),
+                capabilities=InitializeCapabilities(experimental_api=experimental_api),
+            )
+            with anyio.fail_after(INITIALIZE_TIMEOUT_SECONDS):
+                raw = await rpc.request("initialize", params.to_wire())
+            info = InitializeResult.model_validate(raw)
+            check_codex_version(info.user_agent)
+            await rpc.notify("initialized")
+            yield AppServer(rpc, transport, info)
+        finally:
+            await transport.aclose()
+            tasks.cancel_scope.deadline = anyio.current_time() + 1.0
+
+
+@asynccontextmanager
+async def spawn_app_server(
+    launch: Launch, *, experimental_api: bool = False
+) -> AsyncIterator[AppServer]:
+    """Start `codex app-server` as a child process and connect to it."""
+    process = await AppServerProcess.start(launch)
+    async with open_app_server(process, experimental_api=experimental_api) as server:
+        yield server

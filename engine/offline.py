@@ -1,0 +1,36 @@
+"""Running codex on the scripted model: no account, no network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.scripted_model import ScriptedModel
+from engine.settings import ProviderSettings, Settings
+
+OFFLINE_PROVIDER = "codex-deck-offline"
+OFFLINE_MODEL = "codex-deck-scripted"
+
+
+def offline_settings(base: Settings, model: ScriptedModel, home: Path) -> Settings:
+    """`base` with codex pointed at the scripted model, in its own CODEX_HOME.
+
+    The scripted model answers at once or not at all, so retries are off; the plugin sync
+    (which reaches for the network at start-up) is off too.
+    """
+    provider = ProviderSettings(
+        base_url=model.base_url,
+        request_max_retries=0,
+        stream_max_retries=0,
+        supports_websockets=False,
+    )
+    codex = base.codex.model_copy(
+        update={
+            "provider": OFFLINE_PROVIDER,
+            "model": OFFLINE_MODEL,
+            "home": home,
+            "config": [*base.codex.config, "features.plugins=false"],
+        }
+    )
+    return base.model_copy(
+        update={"codex": codex, "providers": {**base.providers, OFFLINE_PROVIDER: provider}}
+    )

@@ -1,0 +1,178 @@
+"""Client→server requests codex-deck sends, and their results.
+
+Each params model names its JSON-RPC `method`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from engine.protocol.base import WireModel
+from engine.protocol.thread import Thread, Turn
+
+ApprovalPolicy = Literal["untrusted", "on-request", "never"]
+SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+
+
+class ClientInfo(WireModel):
+    schema_name = "ClientInfo"
+    name: str
+    version: str
+    title: str | None = None
+
+
+class InitializeCapabilities(WireModel):
+    schema_name = "InitializeCapabilities"
+    experimental_api: bool = False
+    opt_out_notification_methods: list[str] | None = None
+
+
+class InitializeResult(WireModel):
+    schema_name = "InitializeResponse"
+    user_agent: str
+    codex_home: str | None = None
+    platform_family: str | None = None
+    platform_os: str | None = None
+
+
+class InitializeParams(WireModel):
+    method: ClassVar[str] = "initialize"
+    schema_name = "InitializeParams"
+    client_info: ClientInfo
+    capabilities: InitializeCapabilities | None = None
+
+
+class TextInput(WireModel):
+    schema_name = "UserInput#text"
+    type: Literal["text"] = "text"
+    text: str
+
+
+class LocalImageInput(WireModel):
+    schema_name = "UserInput#localImage"
+    type: Literal["localImage"] = "localImage"
+    path: str
+
+
+UserInput = TextInput | LocalImageInput
+
+
+class ThreadSettings(WireModel):
+    """Overrides that thread/start, thread/resume and thread/fork all take."""
+
+    cwd: str | None = None
+    model: str | None = None
+    model_provider: str | None = None
+    approval_policy: ApprovalPolicy | None = None
+    sandbox: SandboxMode | None = None
+    config: dict[str, Any] | None = None
+    base_instructions: str | None = None
+    developer_instructions: str | None = None
+
+
+class ThreadOpened(WireModel):
+    """The result of thread/start, thread/resume and thread/fork."""
+
+    schema_name = "ThreadStartResponse"
+    thread: Thread
+    model: str
+    model_provider: str
+    cwd: str
+    approval_policy: Any = None
+    sandbox: dict[str, Any] | None = None
+    reasoning_effort: str | None = None
+
+
+class ThreadStartParams(ThreadSettings):
+    method: ClassVar[str] = "thread/start"
+    schema_name = "ThreadStartParams"
+    ephemeral: bool | None = None
+
+
+class ThreadResumeParams(ThreadSettings):
+    method: ClassVar[str] = "thread/resume"
+    schema_name = "ThreadResumeParams"
+    thread_id: str
+    exclude_turns: bool | None = None
+
+
+class ThreadForkParams(ThreadSettings):
+    method: ClassVar[str] = "thread/fork"
+    schema_name = "ThreadForkParams"
+    thread_id: str
+    ephemeral: bool
+    exclude_turns: bool | None = None
+
+
+class ThreadReadResult(WireModel):
+    schema_name = "ThreadReadResponse"
+    thread: Thread
+
+
+class ThreadReadParams(WireModel):
+    method: ClassVar[str] = "thread/read"
+    schema_name = "ThreadReadParams"
+    thread_id: str
+    include_turns: bool = False
+
+
+class TurnStartResult(WireModel):
+    schema_name = "TurnStartResponse"
+    turn: Turn
+
+
+class TurnStartParams(WireModel):
+    method: ClassVar[str] = "turn/start"
+    schema_name = "TurnStartParams"
+    thread_id: str
+    input: list[UserInput]
+    client_user_message_id: str | None = None
+    cwd: str | None = None
+    model: str | None = None
+    effort: ReasoningEffort | None = None
+    approval_policy: ApprovalPolicy | None = None
+
+
+class TurnSteerResult(WireModel):
+    schema_name = "TurnSteerResponse"
+    turn_id: str
+
+
+class TurnSteerParams(WireModel):
+    method: ClassVar[str] = "turn/steer"
+    schema_name = "TurnSteerParams"
+    thread_id: str
+    expected_turn_id: str
+    input: list[UserInput]
+    client_user_message_id: str | None = None
+
+
+class EmptyResult(WireModel):
+    """A result with nothing in it that codex-deck reads."""
+
+
+class TurnInterruptParams(WireModel):
+    method: ClassVar[str] = "turn/interrupt"
+    schema_name = "TurnInterruptParams"
+    thread_id: str
+    turn_id: str
+
+
+class Account(WireModel):
+    schema_name = "Account#chatgpt"
+    type: str
+    email: str | None = None
+    plan_type: str | None = None
+
+
+class AccountReadResult(WireModel):
+    schema_name = "GetAccountResponse"
+    account: Account | None = None
+    requires_openai_auth: bool
+
+
+class AccountReadParams(WireModel):
+    method: ClassVar[str] = "account/read"
+    schema_name = "GetAccountParams"
+    refresh_token: bool = False

@@ -1,0 +1,272 @@
+"""Thread items: what a turn is made of (messages, reasoning, commands, file changes, tools …).
+
+`parse_item` never raises: an item of a type codex-deck does not know, or one whose known
+fields have unexpected types, becomes an `UnknownItem` carrying the raw payload.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, PlainValidator, ValidationError
+
+from engine.protocol.base import WireModel, describe_invalid
+
+
+class UserMessageItem(WireModel):
+    """What the user sent (text, images, mentions)."""
+
+    schema_name = "ThreadItem#userMessage"
+    type: Literal["userMessage"] = "userMessage"
+    id: str
+    content: list[dict[str, Any]] = []
+    client_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The text parts of the message, joined."""
+        return "\n".join(
+            part["text"]
+            for part in self.content
+            if part.get("type") == "text" and isinstance(part.get("text"), str)
+        )
+
+
+class AgentMessageItem(WireModel):
+    """A message from the agent; streamed as `item/agentMessage/delta`."""
+
+    schema_name = "ThreadItem#agentMessage"
+    type: Literal["agentMessage"] = "agentMessage"
+    id: str
+    text: str = ""
+    phase: str | None = None
+
+
+class ReasoningItem(WireModel):
+    """The model's reasoning: summaries, and raw content for models that expose it."""
+
+    schema_name = "ThreadItem#reasoning"
+    type: Literal["reasoning"] = "reasoning"
+    id: str
+    summary: list[str] = []
+    content: list[str] = []
+
+
+class PlanItem(WireModel):
+    """A proposed plan (plan collaboration mode)."""
+
+    schema_name = "ThreadItem#plan"
+    type: Literal["plan"] = "plan"
+    id: str
+    text: str = ""
+
+
+class CommandAction(WireModel):
+    """What codex's parser says one part of a command does (read, list files, search …)."""
+
+    schema_name = "CommandAction"
+    type: str
+    command: str = ""
+    name: str | None = None
+    path: str | None = None
+    query: str | None = None
+
+
+class CommandExecutionItem(WireModel):
+    """A shell command the agent ran (or asked to run)."""
+
+    schema_name = "ThreadItem#commandExecution"
+    type: Literal["commandExecution"] = "commandExecution"
+    id: str
+    command: str
+    cwd: str
+    status: str
+    command_actions: list[CommandAction] = []
+    aggregated_output: str | None = None
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    process_id: str | None = None
+    source: str | None = None
+
+
+class ChangeKind(WireModel):
+    """Whether a file is added, deleted or updated (and maybe moved)."""
+
+    schema_name = "PatchChangeKind"
+    type: str
+    move_path: str | None = Field(default=None, alias="move_path")
+
+
+class FileChange(WireModel):
+    """One file of a patch, with its unified diff (the whole content for an added file)."""
+
+    schema_name = "FileUpdateChange"
+    path: str
+    kind: ChangeKind
+    diff: str
+
+
+class FileChangeItem(WireModel):
+    """A patch the agent applied (or asked to apply)."""
+
+    schema_name = "ThreadItem#fileChange"
+    type: Literal["fileChange"] = "fileChange"
+    id: str
+    changes: list[FileChange]
+    status: str
+
+
+class McpToolCallResult(WireModel):
+    """What an MCP tool returned."""
+
+    schema_name = "McpToolCallResult"
+    content: list[Any] = []
+    structured_content: Any = None
+
+
+class McpToolCallError(WireModel):
+    """Why an MCP tool call failed."""
+
+    schema_name = "McpToolCallError"
+    message: str
+
+
+class McpToolCallItem(WireModel):
+    """A call to a tool of an MCP server."""
+
+    schema_name = "ThreadItem#mcpToolCall"
+    type: Literal["mcpToolCall"] = "mcpToolCall"
+    id: str
+    server: str
+    tool: str
+    status: str
+    arguments: Any = None
+    result: McpToolCallResult | None = None
+    error: McpToolCallError | None = None
+    duration_ms: int | None = None
+
+
+class DynamicToolCallItem(WireModel):
+    """A call to a tool the client provided."""
+
+    schema_name = "ThreadItem#dynamicToolCall"
+    type: Literal["dynamicToolCall"] = "dynamicToolCall"
+    id: str
+    tool: str
+    status: str
+    namespace: str | None = None
+    arguments: Any = None
+    content_items: list[dict[str, Any]] | None = None
+    success: bool | None = None
+    duration_ms: int | None = None
+
+
+class WebSearchItem(WireModel):
+    """A web search, or a page opened or searched."""
+
+    schema_name = "ThreadItem#webSearch"
+    type: Literal["webSearch"] = "webSearch"
+    id: str
+    query: str = ""
+    action: dict[str, Any] | None = None
+
+
+class ImageViewItem(WireModel):
+    """An image the agent looked at."""
+
+    schema_name = "ThreadItem#imageView"
+    type: Literal["imageView"] = "imageView"
+    id: str
+    path: str
+
+
+class ImageGenerationItem(WireModel):
+    """An image the agent generated."""
+
+    schema_name = "ThreadItem#imageGeneration"
+    type: Literal["imageGeneration"] = "imageGeneration"
+    id: str
+    status: str
+    saved_path: str | None = None
+    revised_prompt: str | None = None
+
+
+class ReviewModeItem(WireModel):
+    """Entering or leaving review mode, with the review text."""
+
+    schema_name = "ThreadItem#enteredReviewMode"
+    type: Literal["enteredReviewMode", "exitedReviewMode"]
+    id: str
+    review: str = ""
+
+
+class ContextCompactionItem(WireModel):
+    """The conversation history was compacted."""
+
+    schema_name = "ThreadItem#contextCompaction"
+    type: Literal["contextCompaction"] = "contextCompaction"
+    id: str
+
+
+class UnknownItem(WireModel):
+    """An item codex-deck does not model (or could not read); shown raw."""
+
+    type: str
+    id: str = ""
+    raw: Any = None
+    problem: str | None = None
+
+
+KnownItem = (
+    UserMessageItem
+    | AgentMessageItem
+    | ReasoningItem
+    | PlanItem
+    | CommandExecutionItem
+    | FileChangeItem
+    | McpToolCallItem
+    | DynamicToolCallItem
+    | WebSearchItem
+    | ImageViewItem
+    | ImageGenerationItem
+    | ReviewModeItem
+    | ContextCompactionItem
+)
+
+ITEM_TYPES: dict[str, type[KnownItem]] = {
+    "userMessage": UserMessageItem,
+    "agentMessage": AgentMessageItem,
+    "reasoning": ReasoningItem,
+    "plan": PlanItem,
+    "commandExecution": CommandExecutionItem,
+    "fileChange": FileChangeItem,
+    "mcpToolCall": McpToolCallItem,
+    "dynamicToolCall": DynamicToolCallItem,
+    "webSearch": WebSearchItem,
+    "imageView": ImageViewItem,
+    "imageGeneration": ImageGenerationItem,
+    "enteredReviewMode": ReviewModeItem,
+    "exitedReviewMode": ReviewModeItem,
+    "contextCompaction": ContextCompactionItem,
+}
+
+
+def parse_item(raw: Any) -> KnownItem | UnknownItem:
+    """Read one thread item; never raises."""
+    if not isinstance(raw, dict):
+        return UnknownItem(type="(not an object)", raw=raw, problem="item is not an object")
+    kind = raw.get("type")
+    kind_name = kind if isinstance(kind, str) else "(no type)"
+    item_id = raw.get("id")
+    item_id = item_id if isinstance(item_id, str) else ""
+    model = ITEM_TYPES.get(kind_name)
+    if model is None:
+        return UnknownItem(type=kind_name, id=item_id, raw=raw)
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        return UnknownItem(type=kind_name, id=item_id, raw=raw, problem=describe_invalid(error))
+
+
+ThreadItem = Annotated[KnownItem | UnknownItem, PlainValidator(parse_item)]
+"""A field type that reads any thread item through `parse_item`."""

@@ -1,0 +1,303 @@
+"""Server→client notifications codex-deck reads.
+
+`parse_notification` never raises: an unknown method, or params that do not fit, become an
+`UnknownNotification` carrying the raw payload (and, for the second, what did not fit).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import ValidationError
+
+from engine.protocol.base import WireModel, describe_invalid
+from engine.protocol.items import FileChange, ThreadItem
+from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
+
+
+class ServerNotification(WireModel):
+    """A notification; `method` is its JSON-RPC method."""
+
+    method: ClassVar[str] = ""
+
+
+class ThreadStarted(ServerNotification):
+    method = "thread/started"
+    schema_name = "ThreadStartedNotification"
+    thread: Thread
+
+
+class ThreadStatusChanged(ServerNotification):
+    method = "thread/status/changed"
+    schema_name = "ThreadStatusChangedNotification"
+    thread_id: str
+    status: ThreadStatus
+
+
+class ThreadNameUpdated(ServerNotification):
+    method = "thread/name/updated"
+    schema_name = "ThreadNameUpdatedNotification"
+    thread_id: str
+    thread_name: str | None = None
+
+
+class ThreadArchived(ServerNotification):
+    method = "thread/archived"
+    schema_name = "ThreadArchivedNotification"
+    thread_id: str
+
+
+class ThreadUnarchived(ServerNotification):
+    method = "thread/unarchived"
+    schema_name = "ThreadUnarchivedNotification"
+    thread_id: str
+
+
+class ThreadClosed(ServerNotification):
+    method = "thread/closed"
+    schema_name = "ThreadClosedNotification"
+    thread_id: str
+
+
+class TurnStarted(ServerNotification):
+    method = "turn/started"
+    schema_name = "TurnStartedNotification"
+    thread_id: str
+    turn: Turn
+
+
+class TurnCompleted(ServerNotification):
+    method = "turn/completed"
+    schema_name = "TurnCompletedNotification"
+    thread_id: str
+    turn: Turn
+
+
+class ItemStarted(ServerNotification):
+    method = "item/started"
+    schema_name = "ItemStartedNotification"
+    thread_id: str
+    turn_id: str
+    item: ThreadItem
+    started_at_ms: int | None = None
+
+
+class ItemCompleted(ServerNotification):
+    method = "item/completed"
+    schema_name = "ItemCompletedNotification"
+    thread_id: str
+    turn_id: str
+    item: ThreadItem
+    completed_at_ms: int | None = None
+
+
+class ItemDelta(ServerNotification):
+    """Text appended to a streaming item."""
+
+    thread_id: str
+    turn_id: str
+    item_id: str
+    delta: str
+
+
+class AgentMessageDelta(ItemDelta):
+    method = "item/agentMessage/delta"
+    schema_name = "AgentMessageDeltaNotification"
+
+
+class PlanDelta(ItemDelta):
+    method = "item/plan/delta"
+    schema_name = "PlanDeltaNotification"
+
+
+class CommandOutputDelta(ItemDelta):
+    method = "item/commandExecution/outputDelta"
+    schema_name = "CommandExecutionOutputDeltaNotification"
+
+
+class ReasoningSummaryDelta(ItemDelta):
+    method = "item/reasoning/summaryTextDelta"
+    schema_name = "ReasoningSummaryTextDeltaNotification"
+    summary_index: int = 0
+
+
+class ReasoningTextDelta(ItemDelta):
+    method = "item/reasoning/textDelta"
+    schema_name = "ReasoningTextDeltaNotification"
+    content_index: int = 0
+
+
+class ReasoningSummaryPartAdded(ServerNotification):
+    method = "item/reasoning/summaryPartAdded"
+    schema_name = "ReasoningSummaryPartAddedNotification"
+    thread_id: str
+    turn_id: str
+    item_id: str
+    summary_index: int = 0
+
+
+class FileChangePatchUpdated(ServerNotification):
+    method = "item/fileChange/patchUpdated"
+    schema_name = "FileChangePatchUpdatedNotification"
+    thread_id: str
+    turn_id: str
+    item_id: str
+    changes: list[FileChange]
+
+
+class McpToolCallProgress(ServerNotification):
+    method = "item/mcpToolCall/progress"
+    schema_name = "McpToolCallProgressNotification"
+    thread_id: str
+    turn_id: str
+    item_id: str
+    message: str
+
+
+class TurnDiffUpdated(ServerNotification):
+    method = "turn/diff/updated"
+    schema_name = "TurnDiffUpdatedNotification"
+    thread_id: str
+    turn_id: str
+    diff: str
+
+
+class PlanStep(WireModel):
+    schema_name = "TurnPlanStep"
+    step: str
+    status: str
+
+
+class TurnPlanUpdated(ServerNotification):
+    method = "turn/plan/updated"
+    schema_name = "TurnPlanUpdatedNotification"
+    thread_id: str
+    turn_id: str
+    plan: list[PlanStep]
+    explanation: str | None = None
+
+
+class TokenUsageUpdated(ServerNotification):
+    method = "thread/tokenUsage/updated"
+    schema_name = "ThreadTokenUsageUpdatedNotification"
+    thread_id: str
+    turn_id: str
+    token_usage: TokenUsage
+
+
+class ServerRequestResolved(ServerNotification):
+    method = "serverRequest/resolved"
+    schema_name = "ServerRequestResolvedNotification"
+    thread_id: str
+    request_id: int | str
+
+
+class TurnErrorNotice(ServerNotification):
+    """An error in a turn; when `will_retry` is false the turn fails next."""
+
+    method = "error"
+    schema_name = "ErrorNotification"
+    thread_id: str
+    turn_id: str
+    error: TurnError
+    will_retry: bool = False
+
+
+class WarningNotice(ServerNotification):
+    method = "warning"
+    schema_name = "WarningNotification"
+    message: str
+    thread_id: str | None = None
+
+
+class ConfigWarning(ServerNotification):
+    method = "configWarning"
+    schema_name = "ConfigWarningNotification"
+    summary: str
+    details: str | None = None
+
+
+class DeprecationNotice(ServerNotification):
+    method = "deprecationNotice"
+    schema_name = "DeprecationNoticeNotification"
+    summary: str
+    details: str | None = None
+
+
+class AccountUpdated(ServerNotification):
+    method = "account/updated"
+    schema_name = "AccountUpdatedNotification"
+    auth_mode: str | None = None
+    plan_type: str | None = None
+
+
+class AccountLoginCompleted(ServerNotification):
+    method = "account/login/completed"
+    schema_name = "AccountLoginCompletedNotification"
+    success: bool
+    login_id: str | None = None
+    error: str | None = None
+
+
+class ModelRerouted(ServerNotification):
+    method = "model/rerouted"
+    schema_name = "ModelReroutedNotification"
+    thread_id: str
+    turn_id: str
+    from_model: str
+    to_model: str
+
+
+class UnknownNotification(ServerNotification):
+    """A notification codex-deck does not model (or could not read); shown raw."""
+
+    name: str
+    params: Any = None
+    problem: str | None = None
+
+
+NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
+    model.method: model
+    for model in (
+        ThreadStarted,
+        ThreadStatusChanged,
+        ThreadNameUpdated,
+        ThreadArchived,
+        ThreadUnarchived,
+        ThreadClosed,
+        TurnStarted,
+        TurnCompleted,
+        ItemStarted,
+        ItemCompleted,
+        AgentMessageDelta,
+        PlanDelta,
+        CommandOutputDelta,
+        ReasoningSummaryDelta,
+        ReasoningTextDelta,
+        ReasoningSummaryPartAdded,
+        FileChangePatchUpdated,
+        McpToolCallProgress,
+        TurnDiffUpdated,
+        TurnPlanUpdated,
+        TokenUsageUpdated,
+        ServerRequestResolved,
+        TurnErrorNotice,
+        WarningNotice,
+        ConfigWarning,
+        DeprecationNotice,
+        AccountUpdated,
+        AccountLoginCompleted,
+        ModelRerouted,
+    )
+}
+
+
+def parse_notification(method: str, params: Any) -> ServerNotification:
+    """Read one notification; never raises."""
+    model = NOTIFICATION_TYPES.get(method)
+    if model is None:
+        return UnknownNotification(name=method, params=params)
+    try:
+        return model.model_validate(params)
+    except ValidationError as error:
+        return UnknownNotification(name=method, params=params, problem=describe_invalid(error))

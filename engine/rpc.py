@@ -1,0 +1,328 @@
+"""JSON-RPC 2.0 over any anyio byte stream, one JSON object per line.
+
+One reader task (`RpcConnection.run`) reads lines and routes them:
+
+* responses wake the one-shot waiter of their request id;
+* notifications are fanned out, in order, to every subscriber;
+* server→client requests go to the request handler, each in its own task, so the reader
+  never waits on a human; the handler's return value (or error) is sent back as the reply.
+
+Lines that are not JSON-RPC, or longer than the limit, are reported to subscribers as
+`BadLine` and skipped. When the stream ends, every waiter fails at once with
+`ConnectionClosed` saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from itertools import count
+from typing import Any
+
+import anyio
+from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from engine.errors import ConnectionClosed, RpcError
+
+RequestId = int | str
+
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+"""Longest line accepted; codex can put a command's whole output in one item."""
+
+READ_CHUNK_BYTES = 256 * 1024
+
+METHOD_NOT_FOUND = -32601
+INTERNAL_ERROR = -32603
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A message from the peer that needs no reply."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRequest:
+    """A request from the peer (an approval, a question …) that needs a reply."""
+
+    id: RequestId
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that was skipped because it was not a usable JSON-RPC message."""
+
+    reason: str
+    excerpt: str
+    size: int
+
+
+Incoming = Notification | BadLine
+RequestHandler = Callable[[ServerRequest], Awaitable[Any]]
+CloseDescriber = Callable[[], Awaitable[str]]
+
+
+class _Waiter:
+    __slots__ = ("done", "error", "result")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.result: Any = None
+        self.error: Exception | None = None
+
+
+async def _no_handler(request: ServerRequest) -> Any:
+    raise RpcError(METHOD_NOT_FOUND, f"codex-deck does not handle {request.method}")
+
+
+async def _plain_close() -> str:
+    return "the connection to the app-server closed"
+
+
+class RpcConnection:
+    """A JSON-RPC connection over a pair of byte streams.
+
+    Run `run()` in a task group for as long as the connection is used; it returns when the
+    peer closes the stream or the transport fails.
+    """
+
+    def __init__(
+        self,
+        send: ByteSendStream,
+        receive: ByteReceiveStream,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        describe_close: CloseDescriber = _plain_close,
+    ) -> None:
+        self._send = send
+        self._receive = receive
+        self._max_line_bytes = max_line_bytes
+        self._describe_close = describe_close
+        self._ids = count()
+        self._waiters: dict[RequestId, _Waiter] = {}
+        self._subscribers: list[MemoryObjectSendStream[Incoming]] = []
+        self._handler: RequestHandler = _no_handler
+        self._write_lock = anyio.Lock()
+        self._handlers: TaskGroup | None = None
+        self.closed_reason: str | None = None
+        """Why the connection closed, once it has."""
+
+    def handle_requests(self, handler: RequestHandler) -> None:
+        """Set the coroutine that answers server→client requests (one task per request).
+
+        Its return value is sent as the result; an `RpcError` it raises is sent as that
+        error, any other exception as an internal error.
+        """
+        self._handler = handler
+
+    def subscribe(self) -> MemoryObjectReceiveStream[Incoming]:
+        """A stream of every notification and bad line from now on, in arrival order.
+
+        The stream ends when the connection closes.
+        """
+        send, receive = anyio.create_memory_object_stream[Incoming](math.inf)
+        if self.closed_reason is not None:
+            send.close()
+        else:
+            self._subscribers.append(send)
+        return receive
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Send a request and wait for its result.
+
+        Raises:
+            RpcError: the peer answered with an error.
+            ConnectionClosed: the connection closed before the answer came.
+        """
+        if self.closed_reason is not None:
+            raise ConnectionClosed(self.closed_reason)
+        request_id = next(self._ids)
+        waiter = _Waiter()
+        self._waiters[request_id] = waiter
+        message: dict[str, Any] = {"id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self._write(message)
+            await waiter.done.wait()
+        finally:
+            self._waiters.pop(request_id, None)
+        if waiter.error is not None:
+            raise waiter.error
+        return waiter.result
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification (no reply expected)."""
+        message: dict[str, Any] = {"method": method}
+        if params is not None:
+            message["params"] = params
+        await self._write(message)
+
+    async def run(self) -> None:
+        """Read and route messages until the stream ends; then fail every waiter."""
+        try:
+            async with anyio.create_task_group() as handlers:
+                self._handlers = handlers
+                try:
+                    await self._read_lines()
+                finally:
+                    handlers.cancel_scope.cancel()
+        finally:
+            self._handlers = None
+            with anyio.CancelScope(shield=True):
+                reason = await self._describe_close()
+            self._close(reason)
+
+    async def _read_lines(self) -> None:
+        buffer = bytearray()
+        skipping = 0
+        while True:
+            try:
+                chunk = await self._receive.receive(READ_CHUNK_BYTES)
+            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                if skipping:
+                    self._report_oversized(skipping)
+                elif buffer:
+                    self._dispatch(bytes(buffer))
+                return
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                if end < 0:
+                    break
+                if skipping:
+                    self._report_oversized(skipping + end - start)
+                    skipping = 0
+                elif buffer:
+                    buffer += chunk[start:end]
+                    self._dispatch(bytes(buffer))
+                    buffer.clear()
+                else:
+                    self._dispatch(chunk[start:end])
+                start = end + 1
+            rest = len(chunk) - start
+            if skipping:
+                skipping += rest
+            elif len(buffer) + rest > self._max_line_bytes:
+                skipping = len(buffer) + rest
+                buffer.clear()
+            else:
+                buffer += chunk[start:]
+
+    def _report_oversized(self, size: int) -> None:
+        self._publish(
+            BadLine(f"line of {size} bytes is over the {self._max_line_bytes}-byte limit", "", size)
+        )
+
+    def _dispatch(self, line: bytes) -> None:
+        if len(line) > self._max_line_bytes:
+            self._report_oversized(len(line))
+            return
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError) as error:
+            self._bad(line, f"not JSON: {error}")
+            return
+        if not isinstance(message, dict):
+            self._bad(line, "not a JSON object")
+            return
+        method = message.get("method")
+        has_id = "id" in message
+        if isinstance(method, str):
+            if not has_id:
+                self._publish(Notification(method, message.get("params")))
+            elif _is_request_id(message["id"]):
+                self._start_handler(ServerRequest(message["id"], method, message.get("params")))
+            else:
+                self._bad(line, "request id is not an integer or a string")
+        elif has_id and ("result" in message or "error" in message):
+            self._resolve(line, message)
+        else:
+            self._bad(line, "neither a request, a response nor a notification")
+
+    def _resolve(self, line: bytes, message: dict[str, Any]) -> None:
+        request_id = message["id"]
+        waiter = self._waiters.get(request_id) if _is_request_id(request_id) else None
+        if waiter is None:
+            self._bad(line, "response to no pending request")
+            return
+        if "error" in message:
+            waiter.error = _rpc_error(message["error"])
+        else:
+            waiter.result = message["result"]
+        waiter.done.set()
+
+    def _start_handler(self, request: ServerRequest) -> None:
+        assert self._handlers is not None
+        self._handlers.start_soon(self._answer, request)
+
+    async def _answer(self, request: ServerRequest) -> None:
+        try:
+            result = await self._handler(request)
+        except RpcError as error:
+            reply: dict[str, Any] = {
+                "id": request.id,
+                "error": {"code": error.code, "message": error.message},
+            }
+        except Exception as error:
+            reply = {"id": request.id, "error": {"code": INTERNAL_ERROR, "message": str(error)}}
+        else:
+            reply = {"id": request.id, "result": result}
+        with contextlib.suppress(ConnectionClosed):
+            await self._write(reply)
+
+    def _bad(self, line: bytes, reason: str) -> None:
+        excerpt = line[:200].decode("utf-8", "replace")
+        self._publish(BadLine(reason, excerpt, len(line)))
+
+    def _publish(self, incoming: Incoming) -> None:
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber.send_nowait(incoming)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self._subscribers.remove(subscriber)
+
+    async def _write(self, message: dict[str, Any]) -> None:
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        if self.closed_reason is not None:
+            raise ConnectionClosed(self.closed_reason)
+        try:
+            async with self._write_lock:
+                await self._send.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as error:
+            raise ConnectionClosed(self.closed_reason or f"could not write: {error}") from error
+
+    def _close(self, reason: str) -> None:
+        self.closed_reason = reason
+        for waiter in self._waiters.values():
+            waiter.error = ConnectionClosed(reason)
+            waiter.done.set()
+        for subscriber in self._subscribers:
+            subscriber.close()
+        self._subscribers.clear()
+
+
+def _is_request_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _rpc_error(error: Any) -> RpcError:
+    if isinstance(error, dict):
+        code = error.get("code")
+        message = error.get("message")
+        return RpcError(
+            code if isinstance(code, int) else INTERNAL_ERROR,
+            message if isinstance(message, str) else "the server sent an error with no message",
+            error.get("data"),
+        )
+    return RpcError(INTERNAL_ERROR, f"the server sent a malformed error: {error!r}")

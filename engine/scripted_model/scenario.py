@@ -1,0 +1,166 @@
+"""Scenarios: what the scripted model answers, as data.
+
+A scenario file is TOML with `[[scenario]]` tables. Each scenario has a `name`, a `match`
+regular expression tried against the latest user text, a `description`, and a list of
+`[[scenario.reply]]` tables: reply N answers the model request that follows N tool calls
+in the current turn. One scenario has `fallback = true` and answers everything else; its
+text may hold `{scenarios}`, replaced by the list of scenarios.
+
+A reply does one of: stream `text` (with an optional `reasoning` summary, `chunk` characters
+per delta, `pace_ms` between deltas, `repeat` times over), run `exec` (asking for approval
+when it has a `justification`), apply a `patch` (apply_patch through exec_command), `fail`
+with a message (response.failed), or `cut` the stream before it completes. `hold = true`
+keeps the stream open after its text until the model is released or the client goes away.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+from engine.errors import CodexDeckError
+
+
+class ScenarioError(CodexDeckError):
+    """A scenario file cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The model's answer to one request."""
+
+    text: str = ""
+    reasoning: str = ""
+    chunk: int = 16
+    pace_ms: int = 0
+    repeat: int = 1
+    exec: str | None = None
+    justification: str | None = None
+    patch: str | None = None
+    fail: str | None = None
+    cut: bool = False
+    hold: bool = False
+
+    @property
+    def full_text(self) -> str:
+        return self.text * self.repeat
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str
+    description: str
+    pattern: re.Pattern[str] | None
+    replies: tuple[Reply, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """All scenarios, in the order they are tried, and the fallback."""
+
+    scenarios: tuple[Scenario, ...]
+    fallback: Scenario
+
+    def choose(self, user_text: str) -> Scenario:
+        """The first scenario whose pattern matches, else the fallback."""
+        for scenario in self.scenarios:
+            if scenario.pattern is not None and scenario.pattern.search(user_text):
+                return scenario
+        return self.fallback
+
+    def menu(self) -> str:
+        """One line per scenario, for the fallback's `{scenarios}`."""
+        return "\n".join(f"- **{s.name}**: {s.description}" for s in self.scenarios)
+
+
+_REPLY_TYPES: dict[str, type] = {
+    "text": str,
+    "reasoning": str,
+    "chunk": int,
+    "pace_ms": int,
+    "repeat": int,
+    "exec": str,
+    "justification": str,
+    "patch": str,
+    "fail": str,
+    "cut": bool,
+    "hold": bool,
+}
+_SCENARIO_KEYS = {"name", "description", "match", "fallback", "reply"}
+_ACTIONS = ("exec", "patch", "fail")
+
+
+def builtin_files() -> list[Traversable]:
+    """The scenario files shipped with codex-deck."""
+    folder = resources.files("engine.scripted_model").joinpath("scenarios")
+    return sorted(
+        (entry for entry in folder.iterdir() if entry.name.endswith(".toml")),
+        key=lambda entry: entry.name,
+    )
+
+
+def load_script(files: Iterable[Traversable] | None = None) -> Script:
+    """Read scenario files (the built-in ones by default).
+
+    Raises:
+        ScenarioError: naming the file and scenario at fault.
+    """
+    scenarios: list[Scenario] = []
+    fallback: Scenario | None = None
+    for file in builtin_files() if files is None else files:
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as error:
+            raise ScenarioError(f"{file.name}: {error}") from None
+        for table in data.get("scenario", []):
+            scenario, is_fallback = _scenario(file.name, table)
+            if is_fallback:
+                fallback = scenario
+            else:
+                scenarios.append(scenario)
+    if fallback is None:
+        raise ScenarioError("no scenario has fallback = true")
+    return Script(tuple(scenarios), fallback)
+
+
+def _scenario(file: str, table: dict[str, Any]) -> tuple[Scenario, bool]:
+    name = table.get("name")
+    if not isinstance(name, str):
+        raise ScenarioError(f"{file}: a scenario has no name")
+    where = f"{file}: scenario {name!r}"
+    unknown = set(table) - _SCENARIO_KEYS
+    if unknown:
+        raise ScenarioError(f"{where}: unknown keys {sorted(unknown)}")
+    match = table.get("match")
+    try:
+        pattern = re.compile(match) if isinstance(match, str) else None
+    except re.error as error:
+        raise ScenarioError(f"{where}: bad match pattern: {error}") from None
+    is_fallback = table.get("fallback") is True
+    if pattern is None and not is_fallback:
+        raise ScenarioError(f"{where}: needs a match pattern or fallback = true")
+    replies = tuple(_reply(where, reply) for reply in table.get("reply", []))
+    if not replies:
+        raise ScenarioError(f"{where}: has no reply")
+    return Scenario(name, str(table.get("description", "")), pattern, replies), is_fallback
+
+
+def _reply(where: str, table: dict[str, Any]) -> Reply:
+    for key, value in table.items():
+        expected = _REPLY_TYPES.get(key)
+        if expected is None:
+            raise ScenarioError(f"{where}: unknown reply key {key!r}")
+        if type(value) is not expected:
+            raise ScenarioError(f"{where}: {key} must be a {expected.__name__}")
+    actions = [key for key in _ACTIONS if key in table]
+    if len(actions) > 1:
+        raise ScenarioError(f"{where}: a reply does one of {_ACTIONS}, not {actions}")
+    reply = Reply(**table)
+    if reply.chunk < 1 or reply.repeat < 1 or reply.pace_ms < 0:
+        raise ScenarioError(f"{where}: chunk and repeat must be at least 1, pace_ms at least 0")
+    return reply

@@ -1,0 +1,104 @@
+"""Server-sent events of the OpenAI Responses API, as codex reads them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+Event = dict[str, Any]
+
+
+def encode(event: Event) -> bytes:
+    """One SSE frame."""
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+
+def created(response_id: str) -> Event:
+    return {"type": "response.created", "response": {"id": response_id}}
+
+
+def completed(response_id: str, input_tokens: int, output_tokens: int) -> Event:
+    return {
+        "type": "response.completed",
+        "response": {
+            "id": response_id,
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": None,
+                "output_tokens": output_tokens,
+                "output_tokens_details": None,
+                "total_tokens": input_tokens + output_tokens,
+            },
+        },
+    }
+
+
+def failed(response_id: str, message: str) -> Event:
+    return {
+        "type": "response.failed",
+        "response": {
+            "id": response_id,
+            "status": "failed",
+            "error": {"code": "server_error", "message": message},
+        },
+    }
+
+
+def _message(item_id: str, text: str) -> Event:
+    return {
+        "type": "message",
+        "role": "assistant",
+        "id": item_id,
+        "content": [{"type": "output_text", "text": text}],
+    }
+
+
+def message_added(item_id: str) -> Event:
+    return {"type": "response.output_item.added", "item": _message(item_id, "")}
+
+
+def text_delta(item_id: str, delta: str) -> Event:
+    return {"type": "response.output_text.delta", "item_id": item_id, "delta": delta}
+
+
+def message_done(item_id: str, text: str) -> Event:
+    return {"type": "response.output_item.done", "item": _message(item_id, text)}
+
+
+def reasoning_added(item_id: str) -> Event:
+    return {
+        "type": "response.output_item.added",
+        "item": {"type": "reasoning", "id": item_id, "summary": []},
+    }
+
+
+def reasoning_delta(item_id: str, delta: str) -> Event:
+    return {
+        "type": "response.reasoning_summary_text.delta",
+        "item_id": item_id,
+        "delta": delta,
+        "summary_index": 0,
+    }
+
+
+def reasoning_done(item_id: str, summary: str) -> Event:
+    return {
+        "type": "response.output_item.done",
+        "item": {
+            "type": "reasoning",
+            "id": item_id,
+            "summary": [{"type": "summary_text", "text": summary}],
+        },
+    }
+
+
+def function_call(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
+    return {
+        "type": "response.output_item.done",
+        "item": {
+            "type": "function_call",
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(arguments),
+        },
+    }
