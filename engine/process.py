@@ -95,7 +95,7 @@ class AppServerProcess:
             what = f"codex app-server was killed by {_signal_name(-code)}"
         else:
             what = f"codex app-server exited with code {code}"
-        tail = [line for line in self._stderr if line][-5:]
+        tail = _meaningful(list(self._stderr))[-5:]
         return what + (": " + " | ".join(tail) if tail else "")
 
     async def aclose(self) -> None:
@@ -120,3 +120,11 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+def _meaningful(lines: list[str]) -> list[str]:
+    """Stderr lines worth showing: not blank, and not a Rust stack backtrace."""
+    if "Stack backtrace:" in lines:
+        last = len(lines) - 1 - lines[::-1].index("Stack backtrace:")
+        lines = lines[:last]
+    return [line for line in lines if line.strip()]

@@ -1,0 +1,91 @@
+"""The app-server process: killed mid-turn, refusing its config, and closed gracefully."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import anyio
+import pytest
+
+from engine.appserver import spawn_app_server
+from engine.binary import find_codex
+from engine.errors import ConnectionClosed
+from engine.launch import Launch
+from engine.process import AppServerProcess
+from engine.protocol import (
+    AgentMessageDelta,
+    TextInput,
+    ThreadReadParams,
+    TurnStartParams,
+)
+from engine.rpc import BadLine
+from tests.e2e.conftest import Codex, first
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_killed_mid_turn_fails_pending_calls_at_once_naming_the_exit(codex: Codex) -> None:
+    process = codex.server.transport
+    assert isinstance(process, AppServerProcess)
+    thread_id = await codex.start_thread()
+    failures: list[ConnectionClosed] = []
+    async with codex.server.notifications() as notifications:
+        await codex.server.turn_start(
+            TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
+        )
+        with anyio.fail_after(30):
+            await first(notifications, AgentMessageDelta)
+        # Stopped, the server cannot answer: the next call is surely pending when it dies.
+        os.kill(process.pid, signal.SIGSTOP)
+
+        async def read_thread() -> None:
+            try:
+                await codex.server.thread_read(ThreadReadParams(thread_id=thread_id))
+            except ConnectionClosed as error:
+                failures.append(error)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read_thread)
+            await anyio.wait_all_tasks_blocked()
+            assert failures == []
+            killed_at = anyio.current_time()
+            os.kill(process.pid, signal.SIGKILL)
+        took = anyio.current_time() - killed_at
+        rest = [n async for n in notifications if not isinstance(n, BadLine)]
+    assert len(failures) == 1
+    assert str(failures[0]).startswith("codex app-server was killed by SIGKILL")
+    assert took < 2.0, f"the pending call took {took:.2f} s to fail"
+    assert process.returncode == -signal.SIGKILL
+    assert all(not isinstance(n, AgentMessageDelta) or n.delta for n in rest)
+    with pytest.raises(ConnectionClosed, match="killed by SIGKILL"):
+        await codex.server.thread_read(ThreadReadParams(thread_id=thread_id))
+
+
+async def test_a_config_codex_refuses_fails_the_start_with_its_message(
+    codex_home: Path, workspace: Path
+) -> None:
+    launch = Launch(
+        binary=find_codex(None).path,
+        cwd=workspace,
+        codex_home=codex_home,
+        overrides=('approval_policy="untrusted"',),
+    )
+    with pytest.raises(ConnectionClosed) as caught, anyio.fail_after(30):
+        async with spawn_app_server(launch):
+            pass
+    message = str(caught.value)
+    assert message.startswith("codex app-server exited with code 1")
+    assert "untrusted" in message
+
+
+async def test_closing_ends_the_process(codex_home: Path, workspace: Path) -> None:
+    launch = Launch(binary=find_codex(None).path, cwd=workspace, codex_home=codex_home)
+    async with spawn_app_server(launch) as server:
+        process = server.transport
+        assert isinstance(process, AppServerProcess)
+        assert process.returncode is None
+        assert server.info.codex_home == str(codex_home)
+        assert server.info.user_agent.startswith("codex_deck/")
+    assert process.returncode is not None
