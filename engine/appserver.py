@@ -12,7 +12,6 @@ from typing import Any, Protocol, TypeVar
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
-from anyio.streams.memory import MemoryObjectReceiveStream
 from pydantic import ValidationError
 
 from engine.binary import check_codex_version
@@ -49,10 +48,10 @@ from engine.protocol import (
 from engine.rpc import (
     METHOD_NOT_FOUND,
     BadLine,
-    Notification,
     RequestId,
     RpcConnection,
     ServerRequest,
+    Subscription,
 )
 from engine.tasks import task_group
 from engine.version import __version__
@@ -171,9 +170,7 @@ async def _decline(request_id: RequestId, params: KnownServerRequest) -> WireMod
     return decline(params)
 
 
-async def _typed(
-    raw: MemoryObjectReceiveStream[Notification | BadLine],
-) -> AsyncIterator[ServerNotification | BadLine]:
+async def _typed(raw: Subscription) -> AsyncIterator[ServerNotification | BadLine]:
     async for incoming in raw:
         if isinstance(incoming, BadLine):
             yield incoming

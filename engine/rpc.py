@@ -3,7 +3,8 @@
 One reader task (`RpcConnection.run`) reads lines and routes them:
 
 * responses wake the one-shot waiter of their request id;
-* notifications are fanned out, in order, to every subscriber;
+* notifications are fanned out, in order, to every subscriber (in one batch per chunk read,
+  so a fast stream costs one hand-over per chunk, not one per line);
 * server→client requests go to the request handler, each in its own task, so the reader
   never waits on a human; the handler's return value (or error) is sent back as the reply.
 
@@ -66,8 +67,45 @@ class BadLine:
 
 
 Incoming = Notification | BadLine
+Batch = tuple[Incoming, ...]
 RequestHandler = Callable[[ServerRequest], Awaitable[Any]]
 CloseDescriber = Callable[[], Awaitable[str]]
+
+
+class Subscription:
+    """Everything the connection receives from its creation on, in order.
+
+    Iterate with `async for`; the iteration ends when the connection closes. Close it (or
+    use it as a context manager) to stop receiving.
+    """
+
+    def __init__(self, batches: MemoryObjectReceiveStream[Batch]) -> None:
+        self._batches = batches
+        self._batch: Batch = ()
+        self._next = 0
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> Incoming:
+        while self._next >= len(self._batch):
+            try:
+                self._batch = await self._batches.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                raise StopAsyncIteration from None
+            self._next = 0
+        item = self._batch[self._next]
+        self._next += 1
+        return item
+
+    def close(self) -> None:
+        self._batches.close()
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 class _Waiter:
@@ -108,7 +146,8 @@ class RpcConnection:
         self._describe_close = describe_close
         self._ids = count()
         self._waiters: dict[RequestId, _Waiter] = {}
-        self._subscribers: list[MemoryObjectSendStream[Incoming]] = []
+        self._subscribers: list[MemoryObjectSendStream[Batch]] = []
+        self._batch: list[Incoming] = []
         self._handler: RequestHandler = _no_handler
         self._write_lock = anyio.Lock()
         self._handlers: TaskGroup | None = None
@@ -123,17 +162,17 @@ class RpcConnection:
         """
         self._handler = handler
 
-    def subscribe(self) -> MemoryObjectReceiveStream[Incoming]:
-        """A stream of every notification and bad line from now on, in arrival order.
+    def subscribe(self) -> Subscription:
+        """Every notification and bad line from now on, in arrival order.
 
-        The stream ends when the connection closes.
+        The iteration ends when the connection closes.
         """
-        send, receive = anyio.create_memory_object_stream[Incoming](math.inf)
+        send, receive = anyio.create_memory_object_stream[Batch](math.inf)
         if self.closed_reason is not None:
             send.close()
         else:
             self._subscribers.append(send)
-        return receive
+        return Subscription(receive)
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and wait for its result.
@@ -216,6 +255,7 @@ class RpcConnection:
                 buffer.clear()
             else:
                 buffer += chunk[start:]
+            self._flush()
 
     def _report_oversized(self, size: int) -> None:
         self._publish(
@@ -226,12 +266,11 @@ class RpcConnection:
         if len(line) > self._max_line_bytes:
             self._report_oversized(len(line))
             return
-        if not line.strip():
-            return
         try:
-            message = json.loads(line)
+            message = _decode(line.decode())
         except (ValueError, RecursionError) as error:
-            self._bad(line, f"not JSON: {error}")
+            if line.strip():
+                self._bad(line, f"not JSON: {error}")
             return
         if not isinstance(message, dict):
             self._bad(line, "not a JSON object")
@@ -286,9 +325,16 @@ class RpcConnection:
         self._publish(BadLine(reason, excerpt, len(line)))
 
     def _publish(self, incoming: Incoming) -> None:
+        self._batch.append(incoming)
+
+    def _flush(self) -> None:
+        if not self._batch:
+            return
+        batch = tuple(self._batch)
+        self._batch.clear()
         for subscriber in list(self._subscribers):
             try:
-                subscriber.send_nowait(incoming)
+                subscriber.send_nowait(batch)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 self._subscribers.remove(subscriber)
 
@@ -303,6 +349,7 @@ class RpcConnection:
             raise ConnectionClosed(self.closed_reason or f"could not write: {error}") from error
 
     def _close(self, reason: str) -> None:
+        self._flush()
         self.closed_reason = reason
         for waiter in self._waiters.values():
             waiter.error = ConnectionClosed(reason)
@@ -310,6 +357,9 @@ class RpcConnection:
         for subscriber in self._subscribers:
             subscriber.close()
         self._subscribers.clear()
+
+
+_decode = json.JSONDecoder().decode
 
 
 def _is_request_id(value: Any) -> bool:

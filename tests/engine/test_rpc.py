@@ -11,7 +11,14 @@ import anyio
 import pytest
 
 from engine.errors import ConnectionClosed, RpcError
-from engine.rpc import BadLine, Incoming, Notification, RpcConnection, ServerRequest
+from engine.rpc import (
+    BadLine,
+    Incoming,
+    Notification,
+    RpcConnection,
+    ServerRequest,
+    Subscription,
+)
 from tests.engine.bytestreams import MemoryByteReceive, MemoryByteSend, byte_pipe
 
 pytestmark = pytest.mark.anyio
@@ -61,9 +68,8 @@ async def connected(
         tasks.cancel_scope.cancel()
 
 
-async def next_incoming(stream: Any) -> Incoming:
-    item: Incoming = await stream.receive()
-    return item
+async def next_incoming(subscription: Subscription) -> Incoming:
+    return await anext(subscription)
 
 
 async def test_request_gets_its_own_result_with_int_and_string_ids() -> None:
