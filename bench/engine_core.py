@@ -146,7 +146,15 @@ def main() -> None:
         ]
         figures["spawn → initialize"] = figure([s * 1000 for s in spawns], "ms")
 
-    for module in ("engine", "engine.settings", "engine.appserver", "engine.scripted_model"):
+    modules = (
+        "engine",
+        "engine.settings",
+        "engine.appserver",
+        "engine.scripted_model",
+        "textual.app",
+        "textual.app, engine.appserver",
+    )
+    for module in modules:
         values = [import_time(module) * 1000 for _ in range(IMPORT_RUNS)]
         figures[f"import {module}"] = figure(values, "ms")
 
@@ -161,6 +169,9 @@ def main() -> None:
             f"  {value['unit']} ({value['runs']})"
         )
     print(f"\nrpc throughput, ours (typed) / sdk (typed): {ratio:.2f}x")
+    alone = figures["import textual.app"]["median"]
+    both = figures["import textual.app, engine.appserver"]["median"]
+    print(f"engine.appserver on top of textual.app: {both - alone:.0f} ms")
     commit = subprocess.run(
         ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()

@@ -106,3 +106,25 @@ async def test_file_change_approval_shows_the_diff_from_the_item(
         assert written.read_text() == "hello from apply_patch\n"
     else:
         assert not written.exists()
+
+
+async def test_patches_update_and_delete_a_file(codex: Codex) -> None:
+    thread_id = await codex.start_thread()
+    target = codex.workspace / "hello.txt"
+    assert (await codex.run_turn(thread_id, "create a file")).status == "completed"
+    assert target.read_text() == "hello from apply_patch\n"
+    edit = await codex.run_turn(thread_id, "now edit the file")
+    assert edit.status == "completed"
+    assert target.read_text() == "hello again, edited\n"
+    [change] = [
+        change
+        for n in edit.of(ItemCompleted)
+        if isinstance(n, ItemCompleted) and isinstance(n.item, FileChangeItem)
+        for change in n.item.changes
+    ]
+    assert change.kind.type == "update"
+    assert "-hello from apply_patch" in change.diff
+    assert "+hello again, edited" in change.diff
+    assert (await codex.run_turn(thread_id, "delete the file")).status == "completed"
+    assert not target.exists()
+    assert codex.asked == []

@@ -100,3 +100,23 @@ async def test_steer_mid_stream_reaches_the_next_model_request(codex: Codex) -> 
     assert len(requests) == 2
     assert requests[-1].user_text == "change course"
     assert requests[-1].user_texts() == ["take your time", "change course"]
+
+
+async def test_a_failed_model_response_fails_the_turn_with_its_message(codex: Codex) -> None:
+    thread_id = await codex.start_thread()
+    record = await codex.run_turn(thread_id, "fail please")
+    assert record.status == "failed"
+    assert record.turn is not None
+    assert record.turn.error is not None
+    assert "The scripted model failed on purpose." in record.turn.error.message
+
+
+async def test_a_stream_cut_before_completion_fails_the_turn(codex: Codex) -> None:
+    thread_id = await codex.start_thread()
+    record = await codex.run_turn(thread_id, "drop the stream")
+    assert record.status == "failed"
+    assert record.turn is not None
+    assert record.turn.error is not None
+    assert "stream disconnected before completion" in record.turn.error.message
+    # The thread is still usable.
+    assert (await codex.run_turn(thread_id, "show markdown")).status == "completed"
