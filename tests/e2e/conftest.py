@@ -18,6 +18,7 @@ from engine.binary import find_codex
 from engine.launch import launch_for, thread_defaults
 from engine.offline import offline_settings
 from engine.protocol import (
+    AgentMessageDelta,
     ApprovalPolicy,
     KnownServerRequest,
     SandboxMode,
@@ -69,6 +70,18 @@ class Codex:
             }
         )
         return (await self.server.thread_start(params)).thread.id
+
+    async def start_held_turn(
+        self, thread_id: str, notifications: AsyncIterator[ServerNotification | BadLine]
+    ) -> str:
+        """Start the slow scene; return its turn id once it streams and the model holds it."""
+        started = await self.server.turn_start(
+            TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
+        )
+        with anyio.fail_after(TURN_DEADLINE_SECONDS):
+            await first(notifications, AgentMessageDelta)
+            await self.model.wait_until_holding()
+        return started.turn.id
 
     async def run_turn(self, thread_id: str, text: str) -> TurnRecord:
         """Start a turn and collect everything until it completes."""

@@ -14,14 +14,9 @@ from engine.binary import find_codex
 from engine.errors import ConnectionClosed
 from engine.launch import Launch
 from engine.process import AppServerProcess
-from engine.protocol import (
-    AgentMessageDelta,
-    TextInput,
-    ThreadReadParams,
-    TurnStartParams,
-)
+from engine.protocol import AgentMessageDelta, ThreadReadParams
 from engine.rpc import BadLine
-from tests.e2e.conftest import Codex, first
+from tests.e2e.conftest import Codex
 
 pytestmark = pytest.mark.anyio
 
@@ -32,11 +27,7 @@ async def test_killed_mid_turn_fails_pending_calls_at_once_naming_the_exit(codex
     thread_id = await codex.start_thread()
     failures: list[ConnectionClosed] = []
     async with codex.server.notifications() as notifications:
-        await codex.server.turn_start(
-            TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
-        )
-        with anyio.fail_after(30):
-            await first(notifications, AgentMessageDelta)
+        await codex.start_held_turn(thread_id, notifications)
         # Stopped, the server cannot answer: the next call is surely pending when it dies.
         os.kill(process.pid, signal.SIGSTOP)
 

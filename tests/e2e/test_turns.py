@@ -14,7 +14,6 @@ from engine.protocol import (
     TextInput,
     TurnCompleted,
     TurnInterruptParams,
-    TurnStartParams,
     TurnSteerParams,
 )
 from tests.e2e.conftest import Codex, first
@@ -51,20 +50,14 @@ async def test_a_streamed_message_adds_up_to_the_final_text(codex: Codex) -> Non
 async def test_interrupt_mid_stream_ends_the_turn_and_the_thread_goes_on(codex: Codex) -> None:
     thread_id = await codex.start_thread()
     async with codex.server.notifications() as notifications:
-        started = await codex.server.turn_start(
-            TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
-        )
+        turn_id = await codex.start_held_turn(thread_id, notifications)
+        asked_at = anyio.current_time()
+        await codex.server.turn_interrupt(TurnInterruptParams(thread_id=thread_id, turn_id=turn_id))
         with anyio.fail_after(30):
-            await first(notifications, AgentMessageDelta)
-            await codex.model.wait_until_holding()
-            asked_at = anyio.current_time()
-            await codex.server.turn_interrupt(
-                TurnInterruptParams(thread_id=thread_id, turn_id=started.turn.id)
-            )
             done = await first(notifications, TurnCompleted)
         took = anyio.current_time() - asked_at
     assert isinstance(done, TurnCompleted)
-    assert done.turn.id == started.turn.id
+    assert done.turn.id == turn_id
     assert done.turn.status == "interrupted"
     assert took < 2.0, f"the interrupt took {took:.2f} s"
 
@@ -79,21 +72,17 @@ async def test_interrupt_mid_stream_ends_the_turn_and_the_thread_goes_on(codex: 
 async def test_steer_mid_stream_reaches_the_next_model_request(codex: Codex) -> None:
     thread_id = await codex.start_thread()
     async with codex.server.notifications() as notifications:
-        started = await codex.server.turn_start(
-            TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
+        turn_id = await codex.start_held_turn(thread_id, notifications)
+        steered = await codex.server.turn_steer(
+            TurnSteerParams(
+                thread_id=thread_id,
+                expected_turn_id=turn_id,
+                input=[TextInput(text="change course")],
+            )
         )
         with anyio.fail_after(30):
-            await first(notifications, AgentMessageDelta)
-            await codex.model.wait_until_holding()
-            steered = await codex.server.turn_steer(
-                TurnSteerParams(
-                    thread_id=thread_id,
-                    expected_turn_id=started.turn.id,
-                    input=[TextInput(text="change course")],
-                )
-            )
             done = await first(notifications, TurnCompleted)
-    assert steered.turn_id == started.turn.id
+    assert steered.turn_id == turn_id
     assert isinstance(done, TurnCompleted)
     assert done.turn.status == "completed"
     requests = codex.model.responses_requests()
