@@ -12,6 +12,7 @@ from engine.version import __version__
 
 if TYPE_CHECKING:
     from engine.appserver import AppServer, open_app_server, spawn_app_server
+    from engine.engine import CommandResult, Engine, SubmitOutcome
     from engine.errors import (
         CodexDeckError,
         CodexNotFound,
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from engine.settings import Settings, load_settings
 
 _EXPORTS = {
+    "Engine": "engine.engine",
+    "CommandResult": "engine.engine",
+    "SubmitOutcome": "engine.engine",
     "AppServer": "engine.appserver",
     "open_app_server": "engine.appserver",
     "spawn_app_server": "engine.appserver",
@@ -41,10 +45,13 @@ __all__ = [
     "CodexDeckError",
     "CodexNotFound",
     "CodexTooOld",
+    "CommandResult",
     "ConnectionClosed",
+    "Engine",
     "RpcError",
     "Settings",
     "SettingsError",
+    "SubmitOutcome",
     "__version__",
     "load_settings",
     "open_app_server",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -16,6 +17,7 @@ from pydantic import ValidationError
 
 from engine.binary import check_codex_version
 from engine.errors import CodexDeckError, RpcError
+from engine.fanout import Subscription
 from engine.launch import Launch
 from engine.process import AppServerProcess
 from engine.protocol import (
@@ -28,6 +30,7 @@ from engine.protocol import (
     InitializeResult,
     KnownServerRequest,
     ServerNotification,
+    ThreadArchiveParams,
     ThreadForkParams,
     ThreadOpened,
     ThreadReadParams,
@@ -48,10 +51,10 @@ from engine.protocol import (
 from engine.rpc import (
     METHOD_NOT_FOUND,
     BadLine,
+    Incoming,
     RequestId,
     RpcConnection,
     ServerRequest,
-    Subscription,
 )
 from engine.tasks import task_group
 from engine.version import __version__
@@ -126,6 +129,9 @@ class AppServer:
     async def thread_read(self, params: ThreadReadParams) -> ThreadReadResult:
         return await self.call("thread/read", params, ThreadReadResult)
 
+    async def thread_archive(self, params: ThreadArchiveParams) -> EmptyResult:
+        return await self.call("thread/archive", params, EmptyResult)
+
     async def turn_start(self, params: TurnStartParams) -> TurnStartResult:
         return await self.call("turn/start", params, TurnStartResult)
 
@@ -139,8 +145,8 @@ class AppServer:
         return await self.call("account/read", params, AccountReadResult)
 
     @asynccontextmanager
-    async def notifications(self) -> AsyncIterator[AsyncIterator[ServerNotification | BadLine]]:
-        """Subscribe to what the server sends from now on, typed, in order.
+    async def notifications(self) -> AsyncIterator[AsyncIterator[Received]]:
+        """Subscribe to what the server sends from now on (notifications, requests), typed.
 
         The iterator ends when the connection closes.
         """
@@ -170,12 +176,30 @@ async def _decline(request_id: RequestId, params: KnownServerRequest) -> WireMod
     return decline(params)
 
 
-async def _typed(raw: Subscription) -> AsyncIterator[ServerNotification | BadLine]:
+@dataclass(frozen=True, slots=True)
+class IncomingRequest:
+    """A server request in its place in the stream (the request handler answers it)."""
+
+    request_id: RequestId
+    params: KnownServerRequest | UnknownServerRequest
+
+
+Received = ServerNotification | IncomingRequest | BadLine
+"""What the server sends, typed."""
+
+
+def typed(incoming: Incoming) -> Received:
+    """Read one incoming message into its typed form; never raises."""
+    if isinstance(incoming, BadLine):
+        return incoming
+    if isinstance(incoming, ServerRequest):
+        return IncomingRequest(incoming.id, parse_server_request(incoming.method, incoming.params))
+    return parse_notification(incoming.method, incoming.params)
+
+
+async def _typed(raw: Subscription[Incoming]) -> AsyncIterator[Received]:
     async for incoming in raw:
-        if isinstance(incoming, BadLine):
-            yield incoming
-        else:
-            yield parse_notification(incoming.method, incoming.params)
+        yield typed(incoming)
 
 
 @asynccontextmanager

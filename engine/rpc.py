@@ -7,6 +7,7 @@ One reader task (`RpcConnection.run`) reads lines and routes them:
   so a fast stream costs one hand-over per chunk, not one per line);
 * server→client requests go to the request handler, each in its own task, so the reader
   never waits on a human; the handler's return value (or error) is sent back as the reply.
+  Subscribers see each request too, in its place among the notifications.
 
 Lines that are not JSON-RPC, or longer than the limit, are reported to subscribers as
 `BadLine` and skipped. When the stream ends, every waiter fails at once with
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import count
@@ -25,9 +25,9 @@ from typing import Any
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from engine.errors import ConnectionClosed, RpcError
+from engine.fanout import Fanout, Subscription
 
 RequestId = int | str
 
@@ -66,46 +66,9 @@ class BadLine:
     size: int
 
 
-Incoming = Notification | BadLine
-Batch = tuple[Incoming, ...]
+Incoming = Notification | ServerRequest | BadLine
 RequestHandler = Callable[[ServerRequest], Awaitable[Any]]
 CloseDescriber = Callable[[], Awaitable[str]]
-
-
-class Subscription:
-    """Everything the connection receives from its creation on, in order.
-
-    Iterate with `async for`; the iteration ends when the connection closes. Close it (or
-    use it as a context manager) to stop receiving.
-    """
-
-    def __init__(self, batches: MemoryObjectReceiveStream[Batch]) -> None:
-        self._batches = batches
-        self._batch: Batch = ()
-        self._next = 0
-
-    def __aiter__(self) -> Subscription:
-        return self
-
-    async def __anext__(self) -> Incoming:
-        while self._next >= len(self._batch):
-            try:
-                self._batch = await self._batches.receive()
-            except (anyio.EndOfStream, anyio.ClosedResourceError):
-                raise StopAsyncIteration from None
-            self._next = 0
-        item = self._batch[self._next]
-        self._next += 1
-        return item
-
-    def close(self) -> None:
-        self._batches.close()
-
-    def __enter__(self) -> Subscription:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 class _Waiter:
@@ -146,11 +109,12 @@ class RpcConnection:
         self._describe_close = describe_close
         self._ids = count()
         self._waiters: dict[RequestId, _Waiter] = {}
-        self._subscribers: list[MemoryObjectSendStream[Batch]] = []
-        self._batch: list[Incoming] = []
+        self._incoming: Fanout[Incoming] = Fanout()
         self._handler: RequestHandler = _no_handler
         self._write_lock = anyio.Lock()
         self._handlers: TaskGroup | None = None
+        self._answering = 0
+        self._answered = anyio.Event()
         self.closed_reason: str | None = None
         """Why the connection closed, once it has."""
 
@@ -162,17 +126,12 @@ class RpcConnection:
         """
         self._handler = handler
 
-    def subscribe(self) -> Subscription:
-        """Every notification and bad line from now on, in arrival order.
+    def subscribe(self) -> Subscription[Incoming]:
+        """Every notification, server request and bad line from now on, in arrival order.
 
         The iteration ends when the connection closes.
         """
-        send, receive = anyio.create_memory_object_stream[Batch](math.inf)
-        if self.closed_reason is not None:
-            send.close()
-        else:
-            self._subscribers.append(send)
-        return Subscription(receive)
+        return self._incoming.subscribe()
 
     async def request(self, method: str, params: Any = None) -> Any:
         """Send a request and wait for its result.
@@ -204,6 +163,11 @@ class RpcConnection:
         if params is not None:
             message["params"] = params
         await self._write(message)
+
+    async def replies_sent(self) -> None:
+        """Wait until every server request being handled now has had its reply written."""
+        while self._answering:
+            await self._answered.wait()
 
     async def run(self) -> None:
         """Read and route messages until the stream ends; then fail every waiter."""
@@ -255,7 +219,7 @@ class RpcConnection:
                 buffer.clear()
             else:
                 buffer += chunk[start:]
-            self._flush()
+            self._incoming.flush()
 
     def _report_oversized(self, size: int) -> None:
         self._publish(
@@ -303,9 +267,19 @@ class RpcConnection:
 
     def _start_handler(self, request: ServerRequest) -> None:
         assert self._handlers is not None
+        self._publish(request)
+        self._answering += 1
         self._handlers.start_soon(self._answer, request)
 
     async def _answer(self, request: ServerRequest) -> None:
+        try:
+            await self._reply(request)
+        finally:
+            self._answering -= 1
+            self._answered.set()
+            self._answered = anyio.Event()
+
+    async def _reply(self, request: ServerRequest) -> None:
         try:
             result = await self._handler(request)
         except RpcError as error:
@@ -325,18 +299,7 @@ class RpcConnection:
         self._publish(BadLine(reason, excerpt, len(line)))
 
     def _publish(self, incoming: Incoming) -> None:
-        self._batch.append(incoming)
-
-    def _flush(self) -> None:
-        if not self._batch:
-            return
-        batch = tuple(self._batch)
-        self._batch.clear()
-        for subscriber in list(self._subscribers):
-            try:
-                subscriber.send_nowait(batch)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                self._subscribers.remove(subscriber)
+        self._incoming.publish(incoming)
 
     async def _write(self, message: dict[str, Any]) -> None:
         data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
@@ -349,14 +312,11 @@ class RpcConnection:
             raise ConnectionClosed(self.closed_reason or f"could not write: {error}") from error
 
     def _close(self, reason: str) -> None:
-        self._flush()
         self.closed_reason = reason
         for waiter in self._waiters.values():
             waiter.error = ConnectionClosed(reason)
             waiter.done.set()
-        for subscriber in self._subscribers:
-            subscriber.close()
-        self._subscribers.clear()
+        self._incoming.close()
 
 
 _decode = json.JSONDecoder().decode

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -63,6 +63,17 @@ class CodexSettings(_Section):
     """Extra `-c key=value` overrides passed to codex as they are."""
 
 
+class LimitsSettings(_Section):
+    """How much codex-deck takes on at once (`[limits]`)."""
+
+    running_conversations: int = Field(default=4, ge=1)
+    """Conversations that may run a turn at the same time."""
+    queued_messages: int = Field(default=5, ge=0)
+    """Messages that may wait behind a running turn, per conversation."""
+    trace_events_per_turn: int = Field(default=4000, ge=10)
+    """Events kept in a turn's trace; past it the head and tail are kept."""
+
+
 class UiSettings(_Section):
     """How codex-deck looks (`[ui]`)."""
 
@@ -89,6 +100,7 @@ class Settings(BaseSettings):
 
     codex: CodexSettings = CodexSettings()
     providers: dict[str, ProviderSettings] = {}
+    limits: LimitsSettings = LimitsSettings()
     ui: UiSettings = UiSettings()
 
     @model_validator(mode="after")
@@ -168,6 +180,7 @@ def _unknown_keys(data: dict[str, Any], path: Path) -> list[str]:
     sections: dict[str, type[BaseModel] | None] = {
         "codex": CodexSettings,
         "ui": UiSettings,
+        "limits": LimitsSettings,
         "providers": None,
     }
     warnings = []

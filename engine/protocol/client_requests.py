@@ -117,6 +117,12 @@ class ThreadReadParams(WireModel):
     include_turns: bool = False
 
 
+class ThreadArchiveParams(WireModel):
+    method: ClassVar[str] = "thread/archive"
+    schema_name = "ThreadArchiveParams"
+    thread_id: str
+
+
 class TurnStartResult(WireModel):
     schema_name = "TurnStartResponse"
     turn: Turn

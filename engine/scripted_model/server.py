@@ -24,6 +24,7 @@ from engine.tasks import task_group
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 256 * 1024 * 1024
+CHUNK_BYTES = 16 * 1024
 HOLD_LIMIT_SECONDS = 300.0
 """A held stream finishes by itself after this long, so nothing waits for ever."""
 
@@ -171,6 +172,7 @@ class ScriptedModel:
         )
         writer = _ChunkedEvents(stream)
         finished = await self._play(writer, buffered, reply, number, request_size)
+        await writer.flush()
         if finished:
             await stream.send(b"0\r\n\r\n")
 
@@ -198,9 +200,12 @@ class ScriptedModel:
             for piece in _pieces(text, reply.chunk):
                 await out.send(sse.text_delta(message_id, piece))
                 if reply.pace_ms:
+                    await out.flush()
                     await anyio.sleep(reply.pace_ms / 1000)
-            if reply.hold and not await self._hold(buffered):
-                return False
+            if reply.hold:
+                await out.flush()
+                if not await self._hold(buffered):
+                    return False
             if reply.cut:
                 return True
             await out.send(sse.message_done(message_id, text))
@@ -243,14 +248,26 @@ class ScriptedModel:
 
 
 class _ChunkedEvents:
-    """Writes SSE frames as HTTP chunks, so codex sees each as soon as it is sent."""
+    """Writes SSE frames as HTTP chunks.
+
+    Frames are gathered up to `CHUNK_BYTES` and written together, so an unpaced reply goes
+    out as fast as the socket takes it; `flush()` sends what is gathered (before a pause).
+    """
 
     def __init__(self, stream: ByteStream) -> None:
         self._stream = stream
+        self._pending = bytearray()
 
     async def send(self, event: sse.Event) -> None:
-        data = sse.encode(event)
-        await self._stream.send(b"%x\r\n%b\r\n" % (len(data), data))
+        self._pending += sse.encode(event)
+        if len(self._pending) >= CHUNK_BYTES:
+            await self.flush()
+
+    async def flush(self) -> None:
+        if self._pending:
+            data = bytes(self._pending)
+            self._pending.clear()
+            await self._stream.send(b"%x\r\n%b\r\n" % (len(data), data))
 
 
 def _pieces(text: str, size: int) -> list[str]:

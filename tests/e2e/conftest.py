@@ -13,8 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.appserver import AppServer, spawn_app_server
+from engine.appserver import AppServer, Received, spawn_app_server
 from engine.binary import find_codex
+from engine.engine import Engine
 from engine.launch import launch_for, thread_defaults
 from engine.offline import offline_settings
 from engine.protocol import (
@@ -31,9 +32,10 @@ from engine.protocol import (
     WireModel,
     decline,
 )
-from engine.rpc import BadLine, RequestId
+from engine.rpc import RequestId
 from engine.scripted_model import ScriptedModel, run_scripted_model
 from engine.settings import Settings
+from tests.e2e.eventlog import EventLog, recording
 
 TURN_DEADLINE_SECONDS = 30
 
@@ -71,9 +73,7 @@ class Codex:
         )
         return (await self.server.thread_start(params)).thread.id
 
-    async def start_held_turn(
-        self, thread_id: str, notifications: AsyncIterator[ServerNotification | BadLine]
-    ) -> str:
+    async def start_held_turn(self, thread_id: str, notifications: AsyncIterator[Received]) -> str:
         """Start the slow scene; return its turn id once it streams and the model holds it."""
         started = await self.server.turn_start(
             TurnStartParams(thread_id=thread_id, input=[TextInput(text="take your time")])
@@ -102,10 +102,10 @@ class TurnRecord:
     """The notifications of one turn, in order, and how it ended."""
 
     turn_id: str
-    notifications: list[ServerNotification | BadLine] = field(default_factory=list)
+    notifications: list[Received] = field(default_factory=list)
     turn: Turn | None = None
 
-    def add(self, notification: ServerNotification | BadLine) -> bool:
+    def add(self, notification: Received) -> bool:
         """Keep a notification; True once the turn has completed."""
         self.notifications.append(notification)
         if isinstance(notification, TurnCompleted) and notification.turn.id == self.turn_id:
@@ -159,9 +159,9 @@ async def codex(
 
 
 async def first(
-    notifications: AsyncIterator[ServerNotification | BadLine],
+    notifications: AsyncIterator[Received],
     kind: type[ServerNotification],
-    seen: list[ServerNotification | BadLine] | None = None,
+    seen: list[Received] | None = None,
 ) -> ServerNotification:
     """The next notification of `kind` (keeping everything read on the way in `seen`)."""
     async for notification in notifications:
@@ -170,3 +170,21 @@ async def first(
         if isinstance(notification, kind):
             return notification
     raise AssertionError(f"the app-server closed before a {kind.__name__} arrived")
+
+
+@asynccontextmanager
+async def open_engine(
+    model: ScriptedModel, home: Path, workspace: Path, base: Settings | None = None
+) -> AsyncIterator[tuple[Engine, EventLog]]:
+    settings = offline_settings(base or Settings(), model, home)
+    async with Engine.open(settings, cwd=workspace) as engine, recording(engine) as log:
+        yield engine, log
+
+
+@pytest.fixture
+async def deck(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> AsyncIterator[tuple[Engine, EventLog]]:
+    """An engine on the scripted model, and the log of its events."""
+    async with open_engine(scripted_model, codex_home, workspace) as running:
+        yield running

@@ -34,6 +34,7 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadResumeParams,
     protocol.ThreadForkParams,
     protocol.ThreadReadParams,
+    protocol.ThreadArchiveParams,
     protocol.TurnStartParams,
     protocol.TurnSteerParams,
     protocol.TurnInterruptParams,

@@ -11,13 +11,13 @@ import anyio
 import pytest
 
 from engine.errors import ConnectionClosed, RpcError
+from engine.fanout import Subscription
 from engine.rpc import (
     BadLine,
     Incoming,
     Notification,
     RpcConnection,
     ServerRequest,
-    Subscription,
 )
 from tests.engine.bytestreams import MemoryByteReceive, MemoryByteSend, byte_pipe
 
@@ -68,7 +68,7 @@ async def connected(
         tasks.cancel_scope.cancel()
 
 
-async def next_incoming(subscription: Subscription) -> Incoming:
+async def next_incoming(subscription: Subscription[Incoming]) -> Incoming:
     return await anext(subscription)
 
 
@@ -152,6 +152,9 @@ async def test_server_request_is_answered_while_the_reader_keeps_going() -> None
         await peer.write({"id": 0, "method": "item/commandExecution/requestApproval"})
         # The handler waits for a human; a notification behind it still arrives at once.
         await peer.write({"method": "after", "params": {}})
+        assert await next_incoming(events) == ServerRequest(
+            0, "item/commandExecution/requestApproval", None
+        )
         assert await next_incoming(events) == Notification("after", {})
         release.set()
         reply = await peer.read()

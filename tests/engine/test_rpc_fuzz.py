@@ -9,7 +9,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.rpc import BadLine, Incoming, Notification, RpcConnection
+from engine.rpc import BadLine, Incoming, Notification, RpcConnection, ServerRequest
 from tests.engine.bytestreams import byte_pipe
 
 garbage_line = st.binary(max_size=300).map(lambda data: data.replace(b"\n", b" "))
@@ -53,7 +53,7 @@ def test_valid_messages_survive_garbage_and_any_split(stream: list[bytes], cuts:
     notifications = [item for item in received if isinstance(item, Notification)]
     valid = [n.params["n"] for n in notifications if n.method == "valid"]
     assert valid == expected_valid(stream)
-    assert all(isinstance(item, (Notification, BadLine)) for item in received)
+    assert all(isinstance(item, Notification | ServerRequest | BadLine) for item in received)
 
 
 @settings(max_examples=60, deadline=None)

@@ -1,0 +1,207 @@
+"""The slash commands, parsed the same way for every front end.
+
+`parse(line)` turns a line of input into a command; plain text (and `//text`, for text that
+starts with a slash) becomes `Say`. A line that is not a valid command raises `CommandError`
+naming the command and its usage — the text is never sent to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.interactions import Answer, Approve, Cancel, Decline, Reply
+
+
+class CommandError(ValueError):
+    """The line is not a valid command; the message says why and how to use it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Plain text for the agent (started, steered or queued)."""
+
+    text: str
+    queue: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Reset:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class New:
+    title: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Rename:
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Respond:
+    """An answer to the interaction with this id (or unique prefix)."""
+
+    interaction: str
+    answer: Answer
+
+
+Command = Say | Stop | Reset | Session | New | Rename | Archive | Help | Respond
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    name: str
+    arguments: str
+    summary: str
+    parse: Callable[[str], Command]
+
+    @property
+    def line(self) -> str:
+        return f"/{self.name}{' ' + self.arguments if self.arguments else ''}"
+
+
+def _no_arguments(command: Command) -> Callable[[str], Command]:
+    def parse(rest: str) -> Command:
+        if rest:
+            raise ValueError("takes no arguments")
+        return command
+
+    return parse
+
+
+def _needs_text(make: Callable[[str], Command]) -> Callable[[str], Command]:
+    def parse(rest: str) -> Command:
+        if not rest:
+            raise ValueError("needs text")
+        return make(rest)
+
+    return parse
+
+
+def _interaction_and(answer: Callable[[str], Answer]) -> Callable[[str], Command]:
+    def parse(rest: str) -> Command:
+        reference, _, more = rest.partition(" ")
+        if not reference:
+            raise ValueError("needs an interaction id")
+        return Respond(reference, answer(more.strip()))
+
+    return parse
+
+
+def _approve(rest: str) -> Answer:
+    if rest not in ("", "session"):
+        raise ValueError(f"the only option is `session`, not {rest!r}")
+    return Approve(for_session=rest == "session")
+
+
+def _plain(answer: Answer) -> Callable[[str], Answer]:
+    def parse(rest: str) -> Answer:
+        if rest:
+            raise ValueError("takes only an interaction id")
+        return answer
+
+    return parse
+
+
+def _reply(rest: str) -> Answer:
+    if not rest:
+        raise ValueError("needs an answer after the id")
+    value: Any = rest
+    if rest[0] in "{[":
+        try:
+            value = json.loads(rest)
+        except ValueError:
+            value = rest
+    return Reply(value)
+
+
+def _cancel(rest: str) -> Command:
+    return _interaction_and(_plain(Cancel()))(rest) if rest else Stop()
+
+
+COMMANDS: tuple[Usage, ...] = (
+    Usage("stop", "", "stop the running turn (Esc); queued messages wait", _no_arguments(Stop())),
+    Usage(
+        "cancel",
+        "[ID]",
+        "with an id: refuse that approval and end the turn; without: /stop",
+        _cancel,
+    ),
+    Usage(
+        "reset",
+        "",
+        "stop, drop the queue and start a new Codex thread (generation + 1)",
+        _no_arguments(Reset()),
+    ),
+    Usage(
+        "session", "", "ids, thread, model, sandbox, approvals, tokens", _no_arguments(Session())
+    ),
+    Usage("new", "[TITLE]", "start a new conversation", lambda rest: New(rest or None)),
+    Usage("rename", "TITLE", "rename this conversation", _needs_text(Rename)),
+    Usage("archive", "", "archive this conversation", _no_arguments(Archive())),
+    Usage(
+        "queue",
+        "TEXT",
+        "send TEXT after the running turn",
+        _needs_text(lambda text: Say(text, queue=True)),
+    ),
+    Usage("approve", "ID [session]", "accept an approval", _interaction_and(_approve)),
+    Usage("decline", "ID", "refuse an approval or question", _interaction_and(_plain(Decline()))),
+    Usage("respond", "ID TEXT|JSON", "answer a question or form", _interaction_and(_reply)),
+    Usage("help", "", "list the commands", _no_arguments(Help())),
+)
+
+_BY_NAME = {usage.name: usage for usage in COMMANDS}
+
+
+def parse(line: str) -> Command:
+    """Read one line of input.
+
+    Raises:
+        CommandError: an unknown command, or a command used wrongly (with its usage).
+    """
+    text = line.strip()
+    if text.startswith("//"):
+        return Say(line.strip()[1:])
+    if not text.startswith("/"):
+        return Say(line)
+    name, _, rest = text[1:].partition(" ")
+    usage = _BY_NAME.get(name.lower())
+    if usage is None:
+        raise CommandError(f"unknown command /{name}; /help lists the commands")
+    try:
+        return usage.parse(rest.strip())
+    except ValueError as error:
+        raise CommandError(f"/{usage.name} {error}; usage: {usage.line}") from None
+
+
+def help_text() -> str:
+    width = max(len(usage.line) for usage in COMMANDS)
+    lines = [f"{usage.line:<{width}}  {usage.summary}" for usage in COMMANDS]
+    lines.append(f"{'//TEXT':<{width}}  send TEXT that starts with a slash")
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""One conversation: our stable id, its current Codex thread, its state, queue and turn."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Literal
+
+import anyio
+
+from engine.events import BUSY_STATES, ConversationInfo, ConversationState
+from engine.protocol import KnownItem, ThreadOpened, TokenUsage, UnknownItem
+
+SubmissionState = Literal["queued", "sent", "completed", "failed", "interrupted", "unknown"]
+
+
+@dataclass(eq=False)
+class Submission:
+    """A message from the user and what became of it.
+
+    Its id is the `clientUserMessageId` codex records with the message, made before anything
+    is sent; a submission is sent at most once.
+    """
+
+    conversation_id: str
+    generation: int
+    text: str
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    state: SubmissionState = "queued"
+    turn_id: str | None = None
+    created_at: float = field(default_factory=time.time)
+
+
+@dataclass(eq=False)
+class Conversation:
+    """The engine's record of a conversation; only the engine changes it."""
+
+    id: str
+    title: str
+    cwd: str
+    state: ConversationState = "idle"
+    thread_id: str | None = None
+    generation: int = 0
+    thread: ThreadOpened | None = None
+    archived: bool = False
+    queue: deque[Submission] = field(default_factory=deque)
+    queue_held: bool = False
+    """After a stop, queued messages wait for the next message instead of starting."""
+    submission: Submission | None = None
+    turn_id: str | None = None
+    turn_started_at: float | None = None
+    stop_requested: bool = False
+    token_usage: TokenUsage | None = None
+    open_items: dict[str, KnownItem | UnknownItem] = field(default_factory=dict)
+    finished_turns: set[str] = field(default_factory=set)
+    last_diff: str | None = None
+    warned: set[str] = field(default_factory=set)
+    turn_ended: anyio.Event = field(default_factory=anyio.Event)
+
+    def info(self, pending_interactions: int) -> ConversationInfo:
+        return ConversationInfo(
+            id=self.id,
+            title=self.title,
+            cwd=self.cwd,
+            state=self.state,
+            thread_id=self.thread_id,
+            generation=self.generation,
+            queued=len(self.queue),
+            pending_interactions=pending_interactions,
+            archived=self.archived,
+            turn_id=self.turn_id,
+            turn_started_at=self.turn_started_at,
+        )
+
+    def begin_turn(self, turn_id: str) -> bool:
+        """Take `turn_id` as the running turn; False if it is already known or finished."""
+        if turn_id == self.turn_id or turn_id in self.finished_turns:
+            return False
+        self.turn_id = turn_id
+        self.turn_started_at = time.time()
+        self.turn_ended = anyio.Event()
+        if self.state == "preparing":
+            self.state = "running"
+        if self.submission is not None and self.submission.turn_id is None:
+            self.submission.turn_id = turn_id
+        return True
+
+    def end_turn(self, turn_id: str) -> None:
+        self.finished_turns.add(turn_id)
+        self.turn_id = None
+        self.turn_started_at = None
+        self.submission = None
+        self.stop_requested = False
+        self.open_items.clear()
+        self.last_diff = None
+        self.state = "idle"
+        self.turn_ended.set()
+
+
+class Conversations:
+    """Every conversation by id, and by each Codex thread it ever had."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Conversation] = {}
+        self._by_thread: dict[str, tuple[Conversation, int]] = {}
+
+    def add(self, conversation: Conversation) -> None:
+        self._by_id[conversation.id] = conversation
+
+    def get(self, conversation_id: str) -> Conversation:
+        """Raises KeyError with a message naming the id."""
+        try:
+            return self._by_id[conversation_id]
+        except KeyError:
+            raise KeyError(f"there is no conversation {conversation_id!r}") from None
+
+    def all(self) -> list[Conversation]:
+        return list(self._by_id.values())
+
+    def bind(self, conversation: Conversation, thread_id: str) -> None:
+        """Make `thread_id` the conversation's current thread (a new generation)."""
+        conversation.thread_id = thread_id
+        self._by_thread[thread_id] = (conversation, conversation.generation)
+
+    def current(self, thread_id: str | None) -> Conversation | None:
+        """The conversation whose current thread this is (None for an old or foreign one)."""
+        if thread_id is None:
+            return None
+        owner = self._by_thread.get(thread_id)
+        if owner is None or owner[0].generation != owner[1]:
+            return None
+        return owner[0]
+
+    def owner(self, thread_id: str | None) -> Conversation | None:
+        """The conversation this thread belongs or belonged to."""
+        owner = self._by_thread.get(thread_id) if thread_id is not None else None
+        return owner[0] if owner is not None else None
+
+    def busy(self) -> int:
+        return sum(1 for c in self._by_id.values() if c.state in BUSY_STATES)

@@ -1,0 +1,56 @@
+"""Stamps events with a sequence number and time, keeps them in the trace, fans them out."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import count
+
+from engine.events import EngineEvent, Stamp
+from engine.fanout import Fanout, Subscription
+from engine.trace import ConversationTrace
+
+
+class Emitter:
+    def __init__(self, trace_limit: int) -> None:
+        self._fanout: Fanout[EngineEvent] = Fanout()
+        self._seq = count(1)
+        self._trace_limit = trace_limit
+        self._traces: dict[str, ConversationTrace] = {}
+        self._batching = 0
+
+    def stamp(self, conversation_id: str | None) -> Stamp:
+        """The fields every event starts with."""
+        return Stamp(seq=next(self._seq), at=time.time(), conversation_id=conversation_id)
+
+    def emit(self, event: EngineEvent, turn_id: str | None = None) -> None:
+        """Trace the event under `turn_id` (for its conversation) and send it to subscribers."""
+        if event.conversation_id is not None:
+            self.trace(event.conversation_id).add(turn_id, event)
+        self._fanout.publish(event)
+        if not self._batching:
+            self._fanout.flush()
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Deliver the events emitted inside as one batch."""
+        self._batching += 1
+        try:
+            yield
+        finally:
+            self._batching -= 1
+            if not self._batching:
+                self._fanout.flush()
+
+    def trace(self, conversation_id: str) -> ConversationTrace:
+        trace = self._traces.get(conversation_id)
+        if trace is None:
+            trace = self._traces[conversation_id] = ConversationTrace(self._trace_limit)
+        return trace
+
+    def subscribe(self) -> Subscription[EngineEvent]:
+        return self._fanout.subscribe()
+
+    def close(self) -> None:
+        self._fanout.close()

@@ -1,0 +1,598 @@
+"""The engine front ends drive: many conversations over one app-server, one event stream."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from anyio.abc import TaskGroup
+
+from engine import commands
+from engine import protocol as wire
+from engine.appserver import AppServer, spawn_app_server, typed
+from engine.binary import find_codex
+from engine.conversation import Conversation, Conversations, Submission
+from engine.emitter import Emitter
+from engine.errors import ConnectionClosed, RpcError
+from engine.events import (
+    BUSY_STATES,
+    ConversationInfo,
+    EngineEvent,
+    EngineStatus,
+    InteractionInfo,
+    Notice,
+    NoticeLevel,
+    StopOutcome,
+    StopRequested,
+    SubmissionAccepted,
+)
+from engine.fanout import Subscription
+from engine.interactions import Answer, AnswerDoesNotFit, Interactions, reply_for
+from engine.launch import launch_for, thread_defaults
+from engine.router import Router
+from engine.rpc import Incoming
+from engine.session import SessionInfo, session_info
+from engine.settings import Settings
+from engine.tasks import task_group
+from engine.trace import Redactor, jsonl
+
+MAX_INPUT_BYTES = 64 * 1024
+STOP_WAIT_SECONDS = 3.0
+"""How long /stop waits for the turn to end before it says "stop requested"."""
+SHUTDOWN_SECONDS = 3.0
+
+SubmitMode = Literal["auto", "queue"]
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitOutcome:
+    """What became of a submission. When not accepted, nothing was sent."""
+
+    accepted: bool
+    how: Literal["started", "steered", "queued"] | None
+    message: str
+    submission_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """The result of a line of input; `conversation_id` names a conversation /new made."""
+
+    ok: bool
+    message: str
+    conversation_id: str | None = None
+
+
+class Engine:
+    """Conversations with Codex over one app-server. Build with `Engine.open(settings)`."""
+
+    def __init__(self, settings: Settings, server: AppServer, tasks: TaskGroup, cwd: Path) -> None:
+        self._settings = settings
+        self._server = server
+        self._tasks = tasks
+        self._cwd = cwd
+        self._emitter = Emitter(settings.limits.trace_events_per_turn)
+        self._conversations = Conversations()
+        self._interactions = Interactions()
+        self._router = Router(
+            self._emitter, self._conversations, self._interactions, self._start_next
+        )
+        self._closing = False
+        self.status: Literal["online", "stopping", "failed"] = "online"
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings, *, cwd: Path | None = None) -> AsyncIterator[Engine]:
+        """Start an app-server for `settings` and yield the engine that drives it.
+
+        On exit, pending interactions are declined, running turns are stopped and the
+        app-server is closed.
+
+        Raises:
+            CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
+        """
+        cwd = cwd or settings.codex.cwd or Path.cwd()
+        launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
+        async with task_group() as tasks, spawn_app_server(launch) as server:
+            engine = cls(settings, server, tasks, cwd)
+            received = server.rpc.subscribe()
+            server.handle_requests(engine._router.answer)
+            tasks.start_soon(engine._route, received)
+            try:
+                yield engine
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await engine._shut_down()
+            tasks.cancel_scope.cancel()
+
+    def events(self) -> Subscription[EngineEvent]:
+        """Every event from now on, in order (iterate with `async for`)."""
+        return self._emitter.subscribe()
+
+    def conversations(self) -> list[ConversationInfo]:
+        return [self._info(c) for c in self._conversations.all()]
+
+    def pending_interactions(self, conversation_id: str | None = None) -> list[InteractionInfo]:
+        return [p.info for p in self._interactions.pending(conversation_id)]
+
+    async def new_conversation(
+        self, title: str | None = None, cwd: Path | None = None
+    ) -> ConversationInfo:
+        """Create a conversation and start its Codex thread.
+
+        If codex refuses the thread, the conversation is `failed` (a notice says why) and
+        the next submission tries again.
+        """
+        conversation = Conversation(
+            id=uuid.uuid4().hex[:12],
+            title=title or "New conversation",
+            cwd=str(cwd or self._cwd),
+        )
+        self._conversations.add(conversation)
+        self._router.updated(conversation)
+        await self._start_thread(conversation)
+        return self._info(conversation)
+
+    def rename(self, conversation_id: str, title: str) -> ConversationInfo:
+        conversation = self._conversations.get(conversation_id)
+        conversation.title = title.strip() or conversation.title
+        self._router.updated(conversation)
+        return self._info(conversation)
+
+    async def archive(self, conversation_id: str) -> ConversationInfo:
+        """Hide a conversation from the list (its thread is archived in codex too)."""
+        conversation = self._conversations.get(conversation_id)
+        if conversation.state in BUSY_STATES:
+            await self.stop(conversation_id)
+        conversation.archived = True
+        if conversation.thread_id is not None:
+            with contextlib.suppress(RpcError):
+                params = wire.ThreadArchiveParams(thread_id=conversation.thread_id)
+                await self._server.thread_archive(params)
+        self._router.updated(conversation)
+        return self._info(conversation)
+
+    async def submit(
+        self, conversation_id: str, text: str, mode: SubmitMode = "auto"
+    ) -> SubmitOutcome:
+        """Send a message: start a turn when idle, steer the running turn (`auto`), or queue it.
+
+        Refused (nothing sent, a notice says why): input over 64 KiB, a full queue, or too
+        many running conversations. Empty input is ignored.
+        """
+        conversation = self._conversations.get(conversation_id)
+        if not text.strip():
+            return SubmitOutcome(False, None, "")
+        size = len(text.encode())
+        if size > MAX_INPUT_BYTES:
+            return self._refuse(
+                conversation,
+                f"The message is {size / 1024:.0f} KiB; the limit is "
+                f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
+            )
+        idle = conversation.state not in BUSY_STATES
+        if idle and not conversation.queue:
+            return await self._start_now(conversation, text)
+        if idle:
+            return await self._queue_then_start(conversation, text)
+        if mode == "auto" and self._steerable(conversation):
+            return await self._steer(conversation, text)
+        return self._enqueue(conversation, text)
+
+    async def stop(self, conversation_id: str) -> StopOutcome:
+        """Stop the running turn (or the one being prepared); queued messages are held.
+
+        Returns `stopped` when the turn ended, `stop_requested` when codex was asked but the
+        turn has not ended yet, `nothing_to_stop` when nothing runs.
+        """
+        conversation = self._conversations.get(conversation_id)
+        turn_id = conversation.turn_id
+        outcome = await self._stop(conversation)
+        messages = {
+            "stopped": "Stopped.",
+            "stop_requested": "Asked codex to stop; the turn has not ended yet.",
+            "nothing_to_stop": "Nothing to stop: no turn is running.",
+        }
+        held = (
+            f" {len(conversation.queue)} queued message(s) wait for your next message."
+            if (conversation.queue and outcome != "nothing_to_stop")
+            else ""
+        )
+        event = StopRequested(
+            **self._emitter.stamp(conversation.id), turn_id=turn_id, outcome=outcome
+        )
+        self._emitter.emit(event, turn_id)
+        self._notice(conversation, "info", messages[outcome] + held)
+        return outcome
+
+    async def reset(self, conversation_id: str) -> CommandResult:
+        """Stop what runs, drop the queue, and start a new thread (generation + 1)."""
+        conversation = self._conversations.get(conversation_id)
+        if conversation.state in BUSY_STATES:
+            await self._stop(conversation)
+        dropped = len(conversation.queue)
+        for submission in conversation.queue:
+            submission.state = "failed"
+        conversation.queue.clear()
+        conversation.queue_held = False
+        for pending in self._interactions.pending(conversation.id):
+            self._router.expire(pending, "the conversation was reset")
+        old_thread = conversation.thread_id
+        conversation.generation += 1
+        conversation.thread_id = None
+        conversation.thread = None
+        conversation.token_usage = None
+        if not await self._start_thread(conversation):
+            return CommandResult(False, "Could not start a new thread; see the error above.")
+        message = f"New thread (generation {conversation.generation})"
+        message += f"; the old one ({old_thread}) is kept." if old_thread else "."
+        if dropped:
+            message += f" Dropped {dropped} queued message(s)."
+        self._notice(conversation, "info", message)
+        return CommandResult(True, message)
+
+    async def respond(
+        self, reference: str, answer: Answer, conversation_id: str | None = None
+    ) -> CommandResult:
+        """Answer a pending interaction by id or unique id prefix.
+
+        With `conversation_id`, the interaction must belong to that conversation. Nothing is
+        sent unless the id is found, still pending, and the answer fits its kind.
+        """
+        try:
+            pending = self._interactions.find(reference)
+        except KeyError as error:
+            return self._failed(conversation_id, str(error.args[0]))
+        info = pending.info
+        if conversation_id is not None and info.conversation_id != conversation_id:
+            return self._failed(conversation_id, f"{info.id} belongs to another conversation")
+        if pending.outcome is not None:
+            already = "expired" if pending.outcome == "expired" else "already answered"
+            return self._failed(conversation_id, f"{info.id} is {already}")
+        try:
+            reply, outcome = reply_for(pending.request, answer)
+        except AnswerDoesNotFit as error:
+            return self._failed(conversation_id, f"{info.id}: {error}")
+        detail = outcome.replace("_", " ")
+        if pending.secret and outcome == "answered":
+            detail = "answered (secret answer not shown)"
+        self._router.resolve(pending, reply, outcome, detail)
+        return CommandResult(True, f"{info.id}: {detail}")
+
+    async def execute(self, conversation_id: str, line: str) -> CommandResult:
+        """Run one line of input: a slash command, or text for the agent."""
+        conversation = self._conversations.get(conversation_id)
+        try:
+            command = commands.parse(line)
+        except commands.CommandError as error:
+            return self._failed(conversation.id, str(error))
+        if isinstance(command, commands.Say):
+            outcome = await self.submit(
+                conversation.id, command.text, "queue" if command.queue else "auto"
+            )
+            return CommandResult(outcome.accepted, outcome.message)
+        if isinstance(command, commands.Stop):
+            stopped = await self.stop(conversation.id)
+            return CommandResult(True, stopped.replace("_", " "))
+        if isinstance(command, commands.Reset):
+            return await self.reset(conversation.id)
+        if isinstance(command, commands.Respond):
+            return await self.respond(command.interaction, command.answer, conversation.id)
+        if isinstance(command, commands.New):
+            created = await self.new_conversation(command.title)
+            return CommandResult(True, f"Started {created.title!r}.", created.id)
+        if isinstance(command, commands.Rename):
+            renamed = self.rename(conversation.id, command.title)
+            return CommandResult(True, f"Renamed to {renamed.title!r}.")
+        if isinstance(command, commands.Archive):
+            await self.archive(conversation.id)
+            return CommandResult(True, "Archived.")
+        if isinstance(command, commands.Session):
+            text = self.session_info(conversation.id).describe()
+            self._notice(conversation, "info", text)
+            return CommandResult(True, text)
+        text = commands.help_text()
+        self._notice(conversation, "info", text)
+        return CommandResult(True, text)
+
+    async def read_thread(self, thread_id: str) -> wire.Thread:
+        """A Codex thread as codex stores it, with its turns (any generation's thread)."""
+        params = wire.ThreadReadParams(thread_id=thread_id, include_turns=True)
+        return (await self._server.thread_read(params)).thread
+
+    def session_info(self, conversation_id: str) -> SessionInfo:
+        """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
+        return session_info(self._conversations.get(conversation_id), self._settings)
+
+    def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
+        """The events of one turn (None: between turns), with a `TraceGap` where trimmed."""
+        return self._emitter.trace(self._conversations.get(conversation_id).id).turn(turn_id)
+
+    async def export_trace(self, conversation_id: str, path: Path) -> int:
+        """Write the conversation's trace as JSONL with known secrets redacted; returns lines."""
+        events = self._emitter.trace(self._conversations.get(conversation_id).id).all_events()
+        text = jsonl(events, Redactor(self._secrets()))
+        await anyio.Path(path).write_text(text, encoding="utf-8")
+        return len(events)
+
+    def _secrets(self) -> list[str]:
+        names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
+        names |= {p.env_key for p in self._settings.providers.values() if p.env_key}
+        return [os.environ[name] for name in names if os.environ.get(name)]
+
+    def _info(self, conversation: Conversation) -> ConversationInfo:
+        return conversation.info(len(self._interactions.pending(conversation.id)))
+
+    def _notice(self, conversation: Conversation | None, level: NoticeLevel, text: str) -> None:
+        conversation_id = conversation.id if conversation is not None else None
+        turn = conversation.turn_id if conversation is not None else None
+        self._emitter.emit(
+            Notice(**self._emitter.stamp(conversation_id), level=level, text=text), turn
+        )
+
+    def _failed(self, conversation_id: str | None, message: str) -> CommandResult:
+        conversation = self._conversations.get(conversation_id) if conversation_id else None
+        self._notice(conversation, "error", message)
+        return CommandResult(False, message)
+
+    def _refuse(self, conversation: Conversation, message: str) -> SubmitOutcome:
+        self._notice(conversation, "error", message)
+        return SubmitOutcome(False, None, message)
+
+    def _accepted(
+        self,
+        conversation: Conversation,
+        submission: Submission,
+        how: Literal["started", "steered", "queued"],
+        message: str,
+    ) -> SubmitOutcome:
+        event = SubmissionAccepted(
+            **self._emitter.stamp(conversation.id),
+            submission_id=submission.id,
+            text=submission.text,
+            how=how,
+        )
+        self._emitter.emit(event, conversation.turn_id)
+        return SubmitOutcome(True, how, message, submission.id)
+
+    async def _start_thread(self, conversation: Conversation) -> bool:
+        defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        try:
+            opened = await self._server.thread_start(
+                wire.ThreadStartParams(**defaults.model_dump())
+            )
+        except (RpcError, ConnectionClosed) as error:
+            conversation.state = "failed"
+            self._notice(conversation, "error", f"codex could not start a thread: {error}")
+            self._router.updated(conversation)
+            return False
+        conversation.thread = opened
+        self._conversations.bind(conversation, opened.thread.id)
+        if conversation.state == "failed":
+            conversation.state = "idle"
+        self._router.updated(conversation)
+        return True
+
+    def _room_to_run(self, conversation: Conversation) -> str | None:
+        limit = self._settings.limits.running_conversations
+        if self._conversations.busy() >= limit:
+            return (
+                f"{limit} conversations are already running (the limit is "
+                f"{limit}). Nothing was sent."
+            )
+        return None
+
+    async def _start_now(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        full = self._room_to_run(conversation)
+        if full is not None:
+            return self._refuse(conversation, full)
+        submission = Submission(conversation.id, conversation.generation, text)
+        if not await self._run(conversation, submission, announce=True):
+            return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
+        return SubmitOutcome(True, "started", "Sent.", submission.id)
+
+    async def _queue_then_start(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        """Idle with held messages: the new one goes behind them and the oldest starts."""
+        full = self._room_to_run(conversation)
+        if full is not None:
+            return self._refuse(conversation, full)
+        outcome = self._enqueue(conversation, text)
+        if outcome.accepted:
+            conversation.queue_held = False
+            self._start_next(conversation)
+        return outcome
+
+    def _enqueue(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        limit = self._settings.limits.queued_messages
+        if len(conversation.queue) >= limit:
+            return self._refuse(
+                conversation,
+                f"{limit} messages are already waiting in this conversation (the limit is "
+                f"{limit}). Nothing was sent.",
+            )
+        submission = Submission(conversation.id, conversation.generation, text)
+        conversation.queue.append(submission)
+        outcome = self._accepted(
+            conversation, submission, "queued", f"Queued ({len(conversation.queue)} waiting)."
+        )
+        self._router.updated(conversation)
+        return outcome
+
+    def _steerable(self, conversation: Conversation) -> bool:
+        return (
+            conversation.state in ("running", "waiting")
+            and conversation.turn_id is not None
+            and not conversation.stop_requested
+        )
+
+    async def _steer(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        assert conversation.thread_id is not None
+        assert conversation.turn_id is not None
+        submission = Submission(conversation.id, conversation.generation, text)
+        submission.state = "sent"
+        submission.turn_id = conversation.turn_id
+        params = wire.TurnSteerParams(
+            thread_id=conversation.thread_id,
+            expected_turn_id=conversation.turn_id,
+            input=[wire.TextInput(text=text)],
+            client_user_message_id=submission.id,
+        )
+        try:
+            await self._server.turn_steer(params)
+        except RpcError as error:
+            outcome = self._enqueue(conversation, text)
+            if outcome.accepted:
+                self._notice(
+                    conversation,
+                    "info",
+                    f"The running turn could not be steered ({error.message}); "
+                    "your message was queued to run next instead.",
+                )
+            return outcome
+        return self._accepted(conversation, submission, "steered", "Sent to the running turn.")
+
+    def _start_next(self, conversation: Conversation) -> None:
+        """After a turn: start the next queued message, unless the queue is held."""
+        if conversation.queue_held or not conversation.queue or self._closing:
+            return
+        submission = conversation.queue.popleft()
+        conversation.state = "preparing"
+        conversation.submission = submission
+        self._tasks.start_soon(self._run, conversation, submission)
+
+    async def _run(
+        self, conversation: Conversation, submission: Submission, announce: bool = False
+    ) -> bool:
+        """Send one submission as a new turn; False if it was not sent.
+
+        `announce`: the submission is new (not from the queue) and is announced as started.
+        """
+        conversation.state = "preparing"
+        conversation.submission = submission
+        self._router.updated(conversation)
+        if conversation.thread_id is None and not await self._start_thread(conversation):
+            submission.state = "failed"
+            conversation.submission = None
+            return False
+        assert conversation.thread_id is not None
+        if conversation.stop_requested:
+            self._abandon(conversation, submission, "Stopped before it was sent.")
+            return False
+        if announce:
+            self._accepted(conversation, submission, "started", "Sent.")
+        submission.state = "sent"
+        params = wire.TurnStartParams(
+            thread_id=conversation.thread_id,
+            input=[wire.TextInput(text=submission.text)],
+            client_user_message_id=submission.id,
+        )
+        try:
+            started = await self._server.turn_start(params)
+        except RpcError as error:
+            submission.state = "failed"
+            self._abandon(conversation, submission, f"codex refused the message: {error.message}")
+            return True
+        except ConnectionClosed:
+            return True
+        self._router.turn_began(conversation, started.turn.id)
+        if conversation.stop_requested and conversation.turn_id == started.turn.id:
+            await self._interrupt(conversation)
+        return True
+
+    def _abandon(self, conversation: Conversation, submission: Submission, why: str) -> None:
+        if submission.state == "queued":
+            submission.state = "failed"
+        conversation.submission = None
+        conversation.stop_requested = False
+        conversation.state = "idle"
+        self._notice(conversation, "info" if submission.state != "failed" else "error", why)
+        self._router.updated(conversation)
+
+    async def _stop(self, conversation: Conversation) -> StopOutcome:
+        if conversation.state not in BUSY_STATES:
+            return "nothing_to_stop"
+        conversation.queue_held = True
+        conversation.stop_requested = True
+        if conversation.turn_id is None:
+            if conversation.submission is not None and conversation.submission.state == "queued":
+                return "stopped"
+            return "stop_requested"
+        conversation.state = "stopping"
+        self._router.updated(conversation)
+        ended = conversation.turn_ended
+        if not await self._interrupt(conversation):
+            return "nothing_to_stop" if ended.is_set() else "stop_requested"
+        with anyio.move_on_after(STOP_WAIT_SECONDS):
+            await ended.wait()
+        return "stopped" if ended.is_set() else "stop_requested"
+
+    async def _interrupt(self, conversation: Conversation) -> bool:
+        if conversation.thread_id is None or conversation.turn_id is None:
+            return False
+        params = wire.TurnInterruptParams(
+            thread_id=conversation.thread_id, turn_id=conversation.turn_id
+        )
+        try:
+            await self._server.turn_interrupt(params)
+        except (RpcError, ConnectionClosed):
+            return False
+        return True
+
+    async def _route(self, received: Subscription[Incoming]) -> None:
+        """Apply everything the app-server sends, batch by batch, until it goes away."""
+        while True:
+            try:
+                batch = await received.batches()
+            except StopAsyncIteration:
+                break
+            with self._emitter.batch():
+                for incoming in batch:
+                    self._router.handle(typed(incoming))
+        if not self._closing:
+            self._connection_lost(self._server.rpc.closed_reason or "the app-server went away")
+
+    def _connection_lost(self, reason: str) -> None:
+        self.status = "failed"
+        with self._emitter.batch():
+            self._emitter.emit(
+                EngineStatus(**self._emitter.stamp(None), status="failed", detail=reason)
+            )
+            for pending in self._interactions.pending():
+                self._router.expire(pending, "the app-server went away")
+            for conversation in self._conversations.all():
+                if conversation.state in BUSY_STATES:
+                    if (
+                        conversation.submission is not None
+                        and conversation.submission.state == "sent"
+                    ):
+                        conversation.submission.state = "unknown"
+                    conversation.state = "result_unknown"
+                    self._notice(
+                        conversation,
+                        "error",
+                        "The app-server went away during a turn; what it did is unknown and "
+                        "it will not be run again by itself.",
+                    )
+                    self._router.updated(conversation)
+            self._notice(None, "error", f"Lost the app-server: {reason}")
+
+    async def _shut_down(self) -> None:
+        """Decline what waits for an answer, stop running turns."""
+        self._closing = True
+        self.status = "stopping"
+        for pending in self._interactions.pending():
+            self._router.expire(pending, "codex-deck is closing")
+        with anyio.move_on_after(SHUTDOWN_SECONDS):
+            await self._server.rpc.replies_sent()
+            async with anyio.create_task_group() as stopping:
+                for conversation in self._conversations.all():
+                    if conversation.turn_id is not None:
+                        stopping.start_soon(self._interrupt, conversation)
+        self._emitter.close()

@@ -1,0 +1,219 @@
+"""What the engine tells front ends: one ordered stream of frozen events.
+
+Every event has the engine's sequence number (`seq`, strictly increasing), the wall-clock
+time it was emitted (`at`, seconds since the epoch) and the conversation it belongs to
+(None for the engine as a whole).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypedDict
+
+from engine.protocol import FileChange, KnownItem, Question, TokenUsage, UnknownItem
+
+ConversationState = Literal[
+    "idle", "preparing", "running", "waiting", "stopping", "failed", "result_unknown"
+]
+"""idle → preparing → running ⇄ waiting → stopping → idle; failed: codex refused to start
+the thread or turn; result_unknown: the app-server went away during a turn."""
+
+BUSY_STATES: frozenset[str] = frozenset({"preparing", "running", "waiting", "stopping"})
+
+InteractionKind = Literal["command", "file_change", "question", "elicitation", "permissions"]
+DeltaKind = Literal[
+    "agent_message", "reasoning_summary", "reasoning_text", "command_output", "plan"
+]
+NoticeLevel = Literal["info", "warning", "error"]
+StopOutcome = Literal["stopped", "stop_requested", "nothing_to_stop"]
+
+
+class Stamp(TypedDict):
+    seq: int
+    at: float
+    conversation_id: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineEvent:
+    seq: int
+    at: float
+    conversation_id: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConversationInfo:
+    """A conversation as it is now."""
+
+    id: str
+    title: str
+    cwd: str
+    state: ConversationState
+    thread_id: str | None
+    generation: int
+    queued: int
+    """Messages waiting behind the running turn."""
+    pending_interactions: int
+    """Approvals and questions waiting for the user."""
+    archived: bool
+    turn_id: str | None
+    turn_started_at: float | None
+    """When the running turn started (wall clock), for an elapsed-time display."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionInfo:
+    """A question from codex waiting for the user: what it asks and what answers fit."""
+
+    id: str
+    """Short id shown to the user; a unique prefix is enough to answer."""
+    kind: InteractionKind
+    conversation_id: str
+    turn_id: str | None
+    item_id: str | None
+    command: str | None = None
+    cwd: str | None = None
+    reason: str | None = None
+    actions: tuple[str, ...] = ()
+    """What codex's parser says the command does, one line each."""
+    changes: tuple[FileChange, ...] = ()
+    """For a file change: every file with its diff."""
+    questions: tuple[Question, ...] = ()
+    permissions: dict[str, Any] | None = None
+    server: str | None = None
+    message: str | None = None
+    url: str | None = None
+    exec_policy_amendment: tuple[str, ...] = ()
+    """A command prefix codex offers to allow from now on, if any."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConversationUpdated(EngineEvent):
+    info: ConversationInfo
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubmissionAccepted(EngineEvent):
+    """A message was taken: started a turn, steered the running one, or queued."""
+
+    submission_id: str
+    text: str
+    how: Literal["started", "steered", "queued"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnStarted(EngineEvent):
+    turn_id: str
+    thread_id: str
+    generation: int
+    submission_id: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnCompleted(EngineEvent):
+    turn_id: str
+    status: str
+    """completed, interrupted or failed."""
+    error: str | None
+    duration_ms: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ItemStarted(EngineEvent):
+    turn_id: str
+    item: KnownItem | UnknownItem
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ItemDelta(EngineEvent):
+    """Text appended to a streaming item (agent message, reasoning, command output, plan)."""
+
+    turn_id: str
+    item_id: str
+    kind: DeltaKind
+    text: str
+    index: int = 0
+    """The summary part or content part the text belongs to (reasoning)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ItemCompleted(EngineEvent):
+    """An item finished. `closed_by_turn`: the turn ended first, `status` is the turn's."""
+
+    turn_id: str
+    item: KnownItem | UnknownItem
+    status: str
+    closed_by_turn: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnDiff(EngineEvent):
+    """Everything the turn changed so far, as one unified diff."""
+
+    turn_id: str
+    diff: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanUpdated(EngineEvent):
+    turn_id: str
+    explanation: str | None
+    steps: tuple[tuple[str, str], ...]
+    """(step, status) pairs; status is pending, inProgress or completed."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenUsageUpdated(EngineEvent):
+    turn_id: str
+    usage: TokenUsage
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionRequested(EngineEvent):
+    interaction: InteractionInfo
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InteractionResolved(EngineEvent):
+    interaction_id: str
+    outcome: Literal[
+        "accepted", "accepted_for_session", "declined", "cancelled", "answered", "expired"
+    ]
+    detail: str
+    """What was decided, in words; never a secret answer."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StopRequested(EngineEvent):
+    turn_id: str | None
+    outcome: StopOutcome
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Notice(EngineEvent):
+    """A message for the user (a refused submission, nothing to stop, a codex warning …)."""
+
+    level: NoticeLevel
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineStatus(EngineEvent):
+    status: Literal["starting", "online", "stopping", "failed"]
+    detail: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnknownMessage(EngineEvent):
+    """Something from codex that codex-deck does not model, kept raw for the trace."""
+
+    method: str
+    params: Any
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TraceGap(EngineEvent):
+    """In a trace: this many events of the turn were dropped here to bound its size."""
+
+    dropped: int

@@ -1,0 +1,103 @@
+"""One ordered stream of items handed to any number of subscribers, in batches.
+
+The producer publishes items as they come and flushes once per batch (a chunk read, a
+notification handled), so a fast stream costs one hand-over per batch, not one per item.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Generic, TypeVar
+
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+T = TypeVar("T")
+
+
+class Subscription(Generic[T]):
+    """Everything published from the subscription on, in order.
+
+    Iterate with `async for` (it ends when the fanout closes), or take whole batches with
+    `batches()`. Close it, or use it as a context manager, to stop receiving.
+    """
+
+    def __init__(self, batches: MemoryObjectReceiveStream[tuple[T, ...]]) -> None:
+        self._batches = batches
+        self._batch: tuple[T, ...] = ()
+        self._next = 0
+
+    def __aiter__(self) -> Subscription[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        while self._next >= len(self._batch):
+            self._batch = await self._next_batch()
+            self._next = 0
+        item = self._batch[self._next]
+        self._next += 1
+        return item
+
+    async def batches(self) -> tuple[T, ...]:
+        """The rest of the current batch, or the next one; raises StopAsyncIteration at the end."""
+        if self._next < len(self._batch):
+            rest = self._batch[self._next :]
+            self._batch, self._next = (), 0
+            return rest
+        return await self._next_batch()
+
+    async def _next_batch(self) -> tuple[T, ...]:
+        try:
+            return await self._batches.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            raise StopAsyncIteration from None
+
+    def close(self) -> None:
+        self._batches.close()
+
+    def __enter__(self) -> Subscription[T]:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class Fanout(Generic[T]):
+    """Publishes items to every current subscriber."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[MemoryObjectSendStream[tuple[T, ...]]] = []
+        self._pending: list[T] = []
+        self._closed = False
+
+    def subscribe(self) -> Subscription[T]:
+        send, receive = anyio.create_memory_object_stream[tuple[T, ...]](math.inf)
+        if self._closed:
+            send.close()
+        else:
+            self._subscribers.append(send)
+        return Subscription(receive)
+
+    def publish(self, item: T) -> None:
+        """Add an item to the current batch (delivered at the next `flush`)."""
+        self._pending.append(item)
+
+    def flush(self) -> None:
+        """Deliver the current batch."""
+        if not self._pending:
+            return
+        batch = tuple(self._pending)
+        self._pending.clear()
+        for subscriber in list(self._subscribers):
+            try:
+                subscriber.send_nowait(batch)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                self._subscribers.remove(subscriber)
+
+    def close(self) -> None:
+        """Deliver what is pending and end every subscription."""
+        self.flush()
+        self._closed = True
+        for subscriber in self._subscribers:
+            subscriber.close()
+        self._subscribers.clear()

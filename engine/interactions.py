@@ -1,0 +1,282 @@
+"""Pending approvals, questions and forms: their short ids, the answers that fit, the replies.
+
+Anything but an explicit answer is a decline: an interaction that expires, is abandoned, or is
+still open when the engine closes is answered with the refusing reply.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+
+from engine.events import InteractionInfo, InteractionKind
+from engine.protocol import (
+    CommandApprovalReply,
+    CommandApprovalRequest,
+    ElicitationReply,
+    ElicitationRequest,
+    FileChange,
+    FileChangeApprovalReply,
+    FileChangeApprovalRequest,
+    KnownServerRequest,
+    PermissionsApprovalReply,
+    UserInputAnswer,
+    UserInputReply,
+    UserInputRequest,
+    WireModel,
+    decline,
+)
+from engine.rpc import RequestId
+
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+"""No 0/o, 1/l/i: ids are read off the screen and typed."""
+ID_LENGTH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Approve:
+    """Accept; `for_session` also accepts the same again in this session."""
+
+    for_session: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Decline:
+    """Refuse; the turn goes on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel:
+    """Refuse and end the turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An answer to a question or form: text, or JSON (an object by question id)."""
+
+    value: Any
+
+
+Answer = Approve | Decline | Cancel | Reply
+
+Outcome = Literal[
+    "accepted", "accepted_for_session", "declined", "cancelled", "answered", "expired"
+]
+
+
+class AnswerDoesNotFit(ValueError):
+    """The answer is not one this kind of interaction takes."""
+
+
+@dataclass(eq=False)
+class PendingInteraction:
+    """One interaction and the reply it is waiting for."""
+
+    info: InteractionInfo
+    request_id: RequestId
+    request: KnownServerRequest
+    secret: bool = False
+    """An answer to it must never be stored, traced or shown."""
+    outcome: Outcome | None = None
+    reply: WireModel | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+
+    def resolve(self, reply: WireModel, outcome: Outcome) -> None:
+        self.reply = reply
+        self.outcome = outcome
+        self.done.set()
+
+
+def describe(
+    kind: InteractionKind,
+    interaction_id: str,
+    conversation_id: str,
+    request: KnownServerRequest,
+    changes: tuple[FileChange, ...],
+) -> InteractionInfo:
+    """What the user is shown for a request."""
+    common: dict[str, Any] = {
+        "id": interaction_id,
+        "kind": kind,
+        "conversation_id": conversation_id,
+        "turn_id": request.turn_id,
+        "item_id": getattr(request, "item_id", None),
+    }
+    if isinstance(request, CommandApprovalRequest):
+        actions = tuple(
+            f"{action.type}: {action.path or action.query or action.command}"
+            for action in request.command_actions or []
+        )
+        return InteractionInfo(
+            **common,
+            command=request.command,
+            cwd=request.cwd,
+            reason=request.reason,
+            actions=actions,
+            exec_policy_amendment=tuple(request.proposed_execpolicy_amendment or ()),
+        )
+    if isinstance(request, FileChangeApprovalRequest):
+        return InteractionInfo(**common, reason=request.reason, changes=changes)
+    if isinstance(request, UserInputRequest):
+        return InteractionInfo(**common, questions=tuple(request.questions))
+    if isinstance(request, ElicitationRequest):
+        return InteractionInfo(
+            **common, server=request.server_name, message=request.message, url=request.url
+        )
+    return InteractionInfo(
+        **common, cwd=request.cwd, reason=request.reason, permissions=request.permissions
+    )
+
+
+def kind_of(request: KnownServerRequest) -> InteractionKind:
+    if isinstance(request, CommandApprovalRequest):
+        return "command"
+    if isinstance(request, FileChangeApprovalRequest):
+        return "file_change"
+    if isinstance(request, UserInputRequest):
+        return "question"
+    if isinstance(request, ElicitationRequest):
+        return "elicitation"
+    return "permissions"
+
+
+def reply_for(request: KnownServerRequest, answer: Answer) -> tuple[WireModel, Outcome]:
+    """The reply an answer makes, and its outcome.
+
+    Raises:
+        AnswerDoesNotFit: saying which answers this kind takes.
+    """
+    if isinstance(request, CommandApprovalRequest | FileChangeApprovalRequest):
+        return _approval_reply(request, answer)
+    if isinstance(request, UserInputRequest):
+        return _question_reply(request, answer)
+    if isinstance(request, ElicitationRequest):
+        if isinstance(answer, Reply):
+            return ElicitationReply(action="accept", content=answer.value), "answered"
+        if isinstance(answer, Approve):
+            return ElicitationReply(action="accept", content={}), "accepted"
+        if isinstance(answer, Cancel):
+            return ElicitationReply(action="cancel"), "cancelled"
+        return ElicitationReply(action="decline"), "declined"
+    if isinstance(answer, Approve):
+        scope: Literal["turn", "session"] = "session" if answer.for_session else "turn"
+        outcome: Outcome = "accepted_for_session" if answer.for_session else "accepted"
+        return PermissionsApprovalReply(permissions=request.permissions, scope=scope), outcome
+    if isinstance(answer, Decline):
+        return decline(request), "declined"
+    raise AnswerDoesNotFit("a permission request takes /approve [session] or /decline")
+
+
+def _approval_reply(
+    request: CommandApprovalRequest | FileChangeApprovalRequest, answer: Answer
+) -> tuple[WireModel, Outcome]:
+    if isinstance(answer, Reply):
+        raise AnswerDoesNotFit("an approval takes /approve [session], /decline or /cancel")
+    decision: Literal["accept", "acceptForSession", "decline", "cancel"]
+    outcome: Outcome
+    if isinstance(answer, Approve):
+        decision, outcome = (
+            ("acceptForSession", "accepted_for_session")
+            if answer.for_session
+            else ("accept", "accepted")
+        )
+    elif isinstance(answer, Cancel):
+        decision, outcome = "cancel", "cancelled"
+    else:
+        decision, outcome = "decline", "declined"
+    if isinstance(request, CommandApprovalRequest):
+        return CommandApprovalReply(decision=decision), outcome
+    return FileChangeApprovalReply(decision=decision), outcome
+
+
+def _question_reply(request: UserInputRequest, answer: Answer) -> tuple[WireModel, Outcome]:
+    if isinstance(answer, Decline):
+        return decline(request), "declined"
+    if not isinstance(answer, Reply):
+        raise AnswerDoesNotFit("a question takes /respond ID TEXT (or JSON) or /decline")
+    ids = [question.id for question in request.questions]
+    value = answer.value
+    if isinstance(value, dict):
+        unknown = sorted(set(value) - set(ids))
+        if unknown:
+            raise AnswerDoesNotFit(f"no question {unknown[0]!r} here; the questions are {ids}")
+        answers = {qid: _as_list(value[qid]) for qid in ids if qid in value}
+    elif len(ids) == 1:
+        answers = {ids[0]: _as_list(value)}
+    else:
+        raise AnswerDoesNotFit(
+            f"there are {len(ids)} questions: answer with JSON by question id, e.g. "
+            + json.dumps(dict.fromkeys(ids, "…"), ensure_ascii=False)
+        )
+    reply = UserInputReply(answers={k: UserInputAnswer(answers=v) for k, v in answers.items()})
+    return reply, "answered"
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [item if isinstance(item, str) else json.dumps(item) for item in value]
+    return [value if isinstance(value, str) else json.dumps(value)]
+
+
+class Interactions:
+    """Every interaction of an engine, pending or not, by short id."""
+
+    def __init__(self) -> None:
+        self._all: dict[str, PendingInteraction] = {}
+
+    def open(
+        self,
+        conversation_id: str,
+        request_id: RequestId,
+        request: KnownServerRequest,
+        changes: tuple[FileChange, ...] = (),
+    ) -> PendingInteraction:
+        interaction_id = self._new_id()
+        info = describe(kind_of(request), interaction_id, conversation_id, request, changes)
+        secret = isinstance(request, UserInputRequest) and any(
+            question.is_secret for question in request.questions
+        )
+        pending = PendingInteraction(info, request_id, request, secret=secret)
+        self._all[interaction_id] = pending
+        return pending
+
+    def find(self, reference: str) -> PendingInteraction:
+        """The interaction with this id or unique id prefix.
+
+        Raises:
+            KeyError: with a message saying what is wrong with the reference.
+        """
+        reference = reference.strip().lower()
+        if reference in self._all:
+            return self._all[reference]
+        matches = sorted(i for i in self._all if reference and i.startswith(reference))
+        if len(matches) == 1:
+            return self._all[matches[0]]
+        if matches:
+            raise KeyError(f"{reference!r} could be any of {', '.join(matches)}")
+        raise KeyError(f"there is no interaction {reference!r}")
+
+    def pending(self, conversation_id: str | None = None) -> list[PendingInteraction]:
+        return [
+            p
+            for p in self._all.values()
+            if p.outcome is None
+            and (conversation_id is None or p.info.conversation_id == conversation_id)
+        ]
+
+    def by_request(self, request_id: RequestId) -> PendingInteraction | None:
+        for pending in self.pending():
+            if pending.request_id == request_id:
+                return pending
+        return None
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+            clashes = any(i.startswith(candidate) or candidate.startswith(i) for i in self._all)
+            if not clashes:
+                return candidate

@@ -1,0 +1,386 @@
+"""Turns what the app-server sends into engine events and conversation state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from engine import protocol as wire
+from engine.appserver import IncomingRequest, Received
+from engine.conversation import Conversation, Conversations
+from engine.emitter import Emitter
+from engine.events import (
+    ConversationUpdated,
+    DeltaKind,
+    InteractionRequested,
+    InteractionResolved,
+    ItemCompleted,
+    ItemDelta,
+    ItemStarted,
+    Notice,
+    NoticeLevel,
+    PlanUpdated,
+    TokenUsageUpdated,
+    TurnCompleted,
+    TurnDiff,
+    TurnStarted,
+    UnknownMessage,
+)
+from engine.interactions import Interactions, Outcome, PendingInteraction
+from engine.rpc import BadLine, RequestId
+
+DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
+    wire.AgentMessageDelta: "agent_message",
+    wire.ReasoningSummaryDelta: "reasoning_summary",
+    wire.ReasoningTextDelta: "reasoning_text",
+    wire.CommandOutputDelta: "command_output",
+    wire.PlanDelta: "plan",
+}
+
+
+Handler = Callable[[Conversation, Any], None]
+
+
+@dataclass(eq=False)
+class _Asked:
+    """A server request seen in the stream, and the interaction opened for it (if any)."""
+
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    pending: PendingInteraction | None = None
+
+
+class Router:
+    """Applies notifications to the conversations and emits what they mean."""
+
+    def __init__(
+        self,
+        emitter: Emitter,
+        conversations: Conversations,
+        interactions: Interactions,
+        turn_ended: Callable[[Conversation], None],
+    ) -> None:
+        self._emitter = emitter
+        self._conversations = conversations
+        self._interactions = interactions
+        self._turn_ended = turn_ended
+        self._asked: dict[RequestId, _Asked] = {}
+        self._handlers: dict[type[wire.ServerNotification], Handler] = {
+            wire.ItemStarted: self._item_started,
+            wire.ItemCompleted: self._item_completed,
+            wire.TurnStarted: self._turn_started,
+            wire.TurnCompleted: self._turn_completed,
+            wire.FileChangePatchUpdated: self._patch_updated,
+            wire.TurnDiffUpdated: self._diff,
+            wire.TurnPlanUpdated: self._plan,
+            wire.TokenUsageUpdated: self._tokens,
+            wire.ServerRequestResolved: self._request_resolved,
+            wire.TurnErrorNotice: self._turn_error,
+            wire.WarningNotice: self._warning,
+            wire.ModelRerouted: self._rerouted,
+            wire.ThreadStatusChanged: self._status,
+        }
+
+    def updated(self, conversation: Conversation) -> None:
+        """Emit the conversation as it is now."""
+        pending = len(self._interactions.pending(conversation.id))
+        self._emitter.emit(
+            ConversationUpdated(
+                **self._emitter.stamp(conversation.id), info=conversation.info(pending)
+            ),
+            conversation.turn_id,
+        )
+
+    def resolve(
+        self, pending: PendingInteraction, reply: wire.WireModel, outcome: Outcome, detail: str
+    ) -> None:
+        """Answer an interaction, tell subscribers, and leave `waiting` if nothing else waits."""
+        pending.resolve(reply, outcome)
+        conversation = self._conversations.get(pending.info.conversation_id)
+        self._emitter.emit(
+            InteractionResolved(
+                **self._emitter.stamp(conversation.id),
+                interaction_id=pending.info.id,
+                outcome=outcome,
+                detail=detail,
+            ),
+            conversation.turn_id,
+        )
+        if conversation.state == "waiting" and not self._interactions.pending(conversation.id):
+            conversation.state = "running"
+        self.updated(conversation)
+
+    def expire(self, pending: PendingInteraction, why: str) -> None:
+        self.resolve(pending, wire.decline(pending.request), "expired", why)
+
+    def handle(self, notification: Received) -> None:
+        if isinstance(notification, IncomingRequest):
+            self._asked_by_server(notification)
+            return
+        if isinstance(notification, BadLine):
+            self._unknown(None, "(unreadable line)", notification.excerpt, notification.reason)
+            return
+        if isinstance(notification, wire.UnknownNotification):
+            params = notification.params
+            thread_id = params.get("threadId") if isinstance(params, dict) else None
+            conversation = self._conversations.owner(
+                thread_id if isinstance(thread_id, str) else None
+            )
+            self._unknown(conversation, notification.name, params, notification.problem)
+            return
+        thread_id = getattr(notification, "thread_id", None)
+        conversation = self._conversations.current(thread_id)
+        if thread_id is not None and conversation is None:
+            earlier = self._conversations.owner(thread_id)
+            if earlier is not None:
+                problem = "from an earlier thread of this conversation"
+                self._unknown(earlier, notification.method, notification.to_wire(), problem)
+            return
+        if conversation is None:
+            self._engine_wide(notification)
+        else:
+            self._in_conversation(conversation, notification)
+
+    def _asked_by_server(self, incoming: IncomingRequest) -> None:
+        """Open an interaction for a request (in stream order, so the diff it needs is known)."""
+        asked = self._asked.setdefault(incoming.request_id, _Asked())
+        params = incoming.params
+        if isinstance(params, wire.UnknownServerRequest):
+            self._unknown(None, params.name, params.params, "a request codex-deck does not answer")
+        else:
+            conversation = self._conversations.current(params.thread_id)
+            if conversation is not None:
+                asked.pending = self._open(conversation, incoming.request_id, params)
+        asked.ready.set()
+
+    def _open(
+        self, conversation: Conversation, request_id: RequestId, params: wire.KnownServerRequest
+    ) -> PendingInteraction:
+        changes: tuple[wire.FileChange, ...] = ()
+        if isinstance(params, wire.FileChangeApprovalRequest):
+            item = conversation.open_items.get(params.item_id)
+            if isinstance(item, wire.FileChangeItem):
+                changes = tuple(item.changes)
+        pending = self._interactions.open(conversation.id, request_id, params, changes)
+        if conversation.state == "running":
+            conversation.state = "waiting"
+        event = InteractionRequested(
+            **self._emitter.stamp(conversation.id), interaction=pending.info
+        )
+        self._emitter.emit(event, conversation.turn_id)
+        self.updated(conversation)
+        return pending
+
+    async def answer(
+        self, request_id: RequestId, params: wire.KnownServerRequest
+    ) -> wire.WireModel:
+        """The reply to a server request: the user's answer, or a decline."""
+        asked = self._asked.setdefault(request_id, _Asked())
+        try:
+            await asked.ready.wait()
+            if asked.pending is None:
+                return wire.decline(params)
+            await asked.pending.done.wait()
+            assert asked.pending.reply is not None
+            return asked.pending.reply
+        finally:
+            self._asked.pop(request_id, None)
+            if asked.pending is not None and asked.pending.outcome is None:
+                self.expire(asked.pending, "codex-deck stopped waiting for an answer")
+
+    def _engine_wide(self, notification: wire.ServerNotification) -> None:
+        if isinstance(notification, wire.ConfigWarning | wire.DeprecationNotice):
+            text = notification.summary + (
+                f" ({notification.details})" if notification.details else ""
+            )
+            self._notice(None, "warning", text)
+        elif isinstance(notification, wire.WarningNotice):
+            self._notice(None, "warning", notification.message)
+
+    def _in_conversation(
+        self, conversation: Conversation, notification: wire.ServerNotification
+    ) -> None:
+        if isinstance(notification, wire.ItemDelta):
+            self._delta(conversation, notification)
+            return
+        handler = self._handlers.get(type(notification))
+        if handler is not None:
+            handler(conversation, notification)
+
+    def _delta(self, conversation: Conversation, notification: wire.ItemDelta) -> None:
+        kind = DELTA_KINDS.get(type(notification))
+        if kind is None:
+            return
+        index = 0
+        if isinstance(notification, wire.ReasoningSummaryDelta):
+            index = notification.summary_index
+        elif isinstance(notification, wire.ReasoningTextDelta):
+            index = notification.content_index
+        event = ItemDelta(
+            **self._emitter.stamp(conversation.id),
+            turn_id=notification.turn_id,
+            item_id=notification.item_id,
+            kind=kind,
+            text=notification.delta,
+            index=index,
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _item_started(self, conversation: Conversation, notification: Any) -> None:
+        item = notification.item
+        conversation.open_items[item.id] = item
+        event = ItemStarted(
+            **self._emitter.stamp(conversation.id), turn_id=notification.turn_id, item=item
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _item_completed(self, conversation: Conversation, notification: Any) -> None:
+        item = notification.item
+        conversation.open_items.pop(item.id, None)
+        event = ItemCompleted(
+            **self._emitter.stamp(conversation.id),
+            turn_id=notification.turn_id,
+            item=item,
+            status=getattr(item, "status", "completed"),
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _turn_started(self, conversation: Conversation, notification: Any) -> None:
+        self.turn_began(conversation, notification.turn.id)
+
+    def _patch_updated(self, conversation: Conversation, notification: Any) -> None:
+        item = conversation.open_items.get(notification.item_id)
+        if isinstance(item, wire.FileChangeItem):
+            updated = item.model_copy(update={"changes": notification.changes})
+            conversation.open_items[notification.item_id] = updated
+
+    def _diff(self, conversation: Conversation, notification: Any) -> None:
+        if notification.diff == conversation.last_diff:
+            return
+        conversation.last_diff = notification.diff
+        event = TurnDiff(
+            **self._emitter.stamp(conversation.id),
+            turn_id=notification.turn_id,
+            diff=notification.diff,
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _plan(self, conversation: Conversation, notification: Any) -> None:
+        event = PlanUpdated(
+            **self._emitter.stamp(conversation.id),
+            turn_id=notification.turn_id,
+            explanation=notification.explanation,
+            steps=tuple((step.step, step.status) for step in notification.plan),
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _tokens(self, conversation: Conversation, notification: Any) -> None:
+        conversation.token_usage = notification.token_usage
+        event = TokenUsageUpdated(
+            **self._emitter.stamp(conversation.id),
+            turn_id=notification.turn_id,
+            usage=notification.token_usage,
+        )
+        self._emitter.emit(event, notification.turn_id)
+
+    def _request_resolved(self, conversation: Conversation, notification: Any) -> None:
+        pending = self._interactions.by_request(notification.request_id)
+        if pending is not None:
+            self.expire(pending, "codex no longer needs an answer")
+
+    def _turn_error(self, conversation: Conversation, notification: Any) -> None:
+        if notification.will_retry:
+            self._notice(conversation, "warning", notification.error.message + " (retrying)")
+        else:
+            self._notice(conversation, "error", notification.error.message)
+
+    def _warning(self, conversation: Conversation, notification: Any) -> None:
+        """Codex repeats some warnings every turn; the conversation shows each one once."""
+        if notification.message not in conversation.warned:
+            conversation.warned.add(notification.message)
+            self._notice(conversation, "warning", notification.message)
+
+    def _rerouted(self, conversation: Conversation, notification: Any) -> None:
+        text = f"codex switched from {notification.from_model} to {notification.to_model}"
+        self._notice(conversation, "info", text)
+
+    def _status(self, conversation: Conversation, notification: Any) -> None:
+        if notification.status.type == "systemError":
+            self._notice(conversation, "error", "codex reports a system error on this thread")
+
+    def turn_began(self, conversation: Conversation, turn_id: str) -> None:
+        """Record the running turn, from the turn/start reply or turn/started (the first)."""
+        if not conversation.begin_turn(turn_id):
+            return
+        submission = conversation.submission
+        assert conversation.thread_id is not None
+        self._emitter.emit(
+            TurnStarted(
+                **self._emitter.stamp(conversation.id),
+                turn_id=turn_id,
+                thread_id=conversation.thread_id,
+                generation=conversation.generation,
+                submission_id=submission.id if submission is not None else None,
+            ),
+            turn_id,
+        )
+        self.updated(conversation)
+
+    def _turn_completed(self, conversation: Conversation, notification: wire.TurnCompleted) -> None:
+        turn = notification.turn
+        if turn.id in conversation.finished_turns:
+            return
+        stamp = self._emitter.stamp
+        for item in list(conversation.open_items.values()):
+            closed = ItemCompleted(
+                **stamp(conversation.id),
+                turn_id=turn.id,
+                item=item,
+                status=turn.status,
+                closed_by_turn=True,
+            )
+            self._emitter.emit(closed, turn.id)
+        for pending in self._interactions.pending(conversation.id):
+            if pending.info.turn_id == turn.id:
+                self.expire(pending, f"the turn ended ({turn.status})")
+        submission = conversation.submission
+        if submission is not None:
+            if turn.status == "completed":
+                submission.state = "completed"
+            elif turn.status == "interrupted":
+                submission.state = "interrupted"
+            else:
+                submission.state = "failed"
+        error = turn.error.message if turn.error is not None else None
+        self._emitter.emit(
+            TurnCompleted(
+                **stamp(conversation.id),
+                turn_id=turn.id,
+                status=turn.status,
+                error=error,
+                duration_ms=turn.duration_ms,
+            ),
+            turn.id,
+        )
+        conversation.end_turn(turn.id)
+        self.updated(conversation)
+        self._turn_ended(conversation)
+
+    def _notice(self, conversation: Conversation | None, level: NoticeLevel, text: str) -> None:
+        conversation_id = conversation.id if conversation is not None else None
+        turn = conversation.turn_id if conversation is not None else None
+        self._emitter.emit(
+            Notice(**self._emitter.stamp(conversation_id), level=level, text=text), turn
+        )
+
+    def _unknown(
+        self, conversation: Conversation | None, method: str, params: Any, problem: str | None
+    ) -> None:
+        conversation_id = conversation.id if conversation is not None else None
+        turn = conversation.turn_id if conversation is not None else None
+        event = UnknownMessage(
+            **self._emitter.stamp(conversation_id), method=method, params=params, problem=problem
+        )
+        self._emitter.emit(event, turn)

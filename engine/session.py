@@ -1,0 +1,84 @@
+"""What /session shows: where a conversation stands and what it runs with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.conversation import Conversation
+from engine.settings import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    conversation_id: str
+    title: str
+    state: str
+    generation: int
+    thread_id: str | None
+    model: str | None
+    provider: str | None
+    cwd: str
+    sandbox: str
+    approval_policy: str
+    reasoning_effort: str | None
+    total_tokens: int | None
+    """Tokens used by the thread so far."""
+    context_window: int | None
+    context_left: int | None
+    """Tokens of the context window not taken by the last request."""
+
+    @property
+    def context_left_percent(self) -> float | None:
+        if self.context_left is None or not self.context_window:
+            return None
+        return 100 * self.context_left / self.context_window
+
+    def describe(self) -> str:
+        percent = self.context_left_percent
+        left = (
+            f"{self.context_left:,} tokens ({percent:.0f}%)"
+            if self.context_left is not None and percent is not None
+            else "unknown"
+        )
+        rows = [
+            ("conversation", f"{self.conversation_id} ({self.title})"),
+            ("state", self.state),
+            ("thread", f"{self.thread_id or 'none yet'} (generation {self.generation})"),
+            ("model", f"{self.model or 'codex default'} via {self.provider or 'codex default'}"),
+            ("reasoning effort", self.reasoning_effort or "codex default"),
+            ("cwd", self.cwd),
+            ("sandbox", self.sandbox),
+            ("approval policy", self.approval_policy),
+            ("tokens used", f"{self.total_tokens:,}" if self.total_tokens is not None else "none"),
+            ("context left", left),
+        ]
+        width = max(len(name) for name, _ in rows)
+        return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+
+def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
+    opened = conversation.thread
+    usage = conversation.token_usage
+    window = usage.model_context_window if usage is not None else None
+    sandbox: str = settings.codex.sandbox
+    approval: str = settings.codex.approval_policy
+    if opened is not None:
+        sandbox = str((opened.sandbox or {}).get("type", sandbox))
+        approval = str(opened.approval_policy or approval)
+    return SessionInfo(
+        conversation_id=conversation.id,
+        title=conversation.title,
+        state=conversation.state,
+        generation=conversation.generation,
+        thread_id=conversation.thread_id,
+        model=opened.model if opened is not None else settings.codex.model,
+        provider=opened.model_provider if opened is not None else settings.codex.provider,
+        cwd=opened.cwd if opened is not None else conversation.cwd,
+        sandbox=sandbox,
+        approval_policy=approval,
+        reasoning_effort=(opened.reasoning_effort if opened else None)
+        or settings.codex.reasoning_effort,
+        total_tokens=usage.total.total_tokens if usage is not None else None,
+        context_window=window,
+        context_left=window - usage.last.total_tokens if usage is not None and window else None,
+    )

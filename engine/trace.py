@@ -1,0 +1,110 @@
+"""Every event of a conversation, by turn, in order; bounded per turn; exported as JSONL.
+
+A turn keeps at most `limit` events: the first half and the latest half. Reading it back
+puts one `TraceGap` where events were dropped, saying how many.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from engine.events import EngineEvent, Stamp, TraceGap
+
+REDACTED = "[redacted]"
+_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")
+
+
+class TurnTrace:
+    """The events of one turn (or of the time between turns)."""
+
+    def __init__(self, limit: int) -> None:
+        self._head_size = limit // 2
+        self._head: list[EngineEvent] = []
+        self._tail: deque[EngineEvent] = deque(maxlen=limit - self._head_size)
+        self.dropped = 0
+
+    def add(self, event: EngineEvent) -> None:
+        if len(self._head) < self._head_size:
+            self._head.append(event)
+            return
+        if len(self._tail) == self._tail.maxlen:
+            self.dropped += 1
+        self._tail.append(event)
+
+    def events(self) -> list[EngineEvent]:
+        if not self.dropped:
+            return [*self._head, *self._tail]
+        first_kept = self._tail[0]
+        gap = TraceGap(
+            **Stamp(
+                seq=first_kept.seq, at=first_kept.at, conversation_id=first_kept.conversation_id
+            ),
+            dropped=self.dropped,
+        )
+        return [*self._head, gap, *self._tail]
+
+
+class ConversationTrace:
+    """A conversation's turns in order; the key None holds what happened between turns."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._turns: dict[str | None, TurnTrace] = {}
+
+    def add(self, turn_id: str | None, event: EngineEvent) -> None:
+        trace = self._turns.get(turn_id)
+        if trace is None:
+            trace = self._turns[turn_id] = TurnTrace(self._limit)
+        trace.add(event)
+
+    def turn(self, turn_id: str | None) -> list[EngineEvent]:
+        trace = self._turns.get(turn_id)
+        return trace.events() if trace is not None else []
+
+    def turn_ids(self) -> list[str | None]:
+        return list(self._turns)
+
+    def all_events(self) -> list[EngineEvent]:
+        """Every kept event of every turn, in emission order."""
+        events = [event for trace in self._turns.values() for event in trace.events()]
+        return sorted(events, key=lambda event: event.seq)
+
+
+def to_json(event: EngineEvent) -> dict[str, Any]:
+    """An event as a JSON object, with its type name."""
+    return {"type": type(event).__name__, **_plain(event)}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    return value
+
+
+class Redactor:
+    """Replaces known secrets, and anything shaped like an API key, with [redacted]."""
+
+    def __init__(self, known: Iterable[str]) -> None:
+        self._known = sorted({secret for secret in known if len(secret) >= 8}, key=len)[::-1]
+
+    def __call__(self, text: str) -> str:
+        for secret in self._known:
+            text = text.replace(secret, REDACTED)
+        return _KEY_SHAPES.sub(REDACTED, text)
+
+
+def jsonl(events: Iterable[EngineEvent], redact: Redactor) -> str:
+    return "".join(redact(json.dumps(to_json(e), ensure_ascii=False)) + "\n" for e in events)
