@@ -1,0 +1,79 @@
+"""The slash-command parser every front end shares."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.commands import (
+    Archive,
+    CommandError,
+    Help,
+    New,
+    Rename,
+    Reset,
+    Respond,
+    Say,
+    Session,
+    Stop,
+    help_text,
+    parse,
+)
+from engine.interactions import Approve, Cancel, Decline, Reply
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("fix the tests", Say("fix the tests")),
+        ("  keep  spacing  ", Say("  keep  spacing  ")),
+        ("//etc/hosts is odd", Say("/etc/hosts is odd")),
+        ("/stop", Stop()),
+        ("/STOP", Stop()),
+        ("/cancel", Stop()),
+        ("/cancel ab12", Respond("ab12", Cancel())),
+        ("/reset", Reset()),
+        ("/session", Session()),
+        ("/new", New(None)),
+        ("/new refactor auth", New("refactor auth")),
+        ("/rename better name", Rename("better name")),
+        ("/archive", Archive()),
+        ("/help", Help()),
+        ("/queue after this", Say("after this", queue=True)),
+        ("/approve ab12", Respond("ab12", Approve())),
+        ("/approve ab12 session", Respond("ab12", Approve(for_session=True))),
+        ("/decline ab", Respond("ab", Decline())),
+        ("/respond q1 use the second option", Respond("q1", Reply("use the second option"))),
+        ('/respond q1 {"a": "yes"}', Respond("q1", Reply({"a": "yes"}))),
+        ("/respond q1 {not json", Respond("q1", Reply("{not json"))),
+    ],
+)
+def test_lines_parse(line: str, command: object) -> None:
+    assert parse(line) == command
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("/frobnicate", "unknown command /frobnicate; /help lists the commands"),
+        ("/stop now", "/stop takes no arguments; usage: /stop"),
+        ("/approve", "/approve needs an interaction id; usage: /approve ID [session]"),
+        (
+            "/approve ab12 forever",
+            "/approve the only option is `session`, not 'forever'; usage: /approve ID [session]",
+        ),
+        ("/decline ab12 because", "/decline takes only an interaction id; usage: /decline ID"),
+        ("/respond ab12", "/respond needs an answer after the id; usage: /respond ID TEXT|JSON"),
+        ("/rename", "/rename needs text; usage: /rename TITLE"),
+        ("/queue", "/queue needs text; usage: /queue TEXT"),
+    ],
+)
+def test_bad_lines_name_the_command_and_its_usage(line: str, message: str) -> None:
+    with pytest.raises(CommandError) as caught:
+        parse(line)
+    assert str(caught.value) == message
+
+
+def test_help_lists_every_command() -> None:
+    text = help_text()
+    for name in ("stop", "cancel", "reset", "session", "new", "approve", "decline", "respond"):
+        assert f"/{name}" in text
