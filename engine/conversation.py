@@ -81,7 +81,7 @@ class Conversation:
         self.turn_id = turn_id
         self.turn_started_at = time.time()
         self.turn_ended = anyio.Event()
-        if self.state == "preparing":
+        if self.state not in ("waiting", "stopping"):
             self.state = "running"
         if self.submission is not None and self.submission.turn_id is None:
             self.submission.turn_id = turn_id

@@ -16,7 +16,7 @@ from anyio.abc import TaskGroup
 
 from engine import commands
 from engine import protocol as wire
-from engine.appserver import AppServer, spawn_app_server, typed
+from engine.appserver import AppServer, Transport, open_app_server, spawn_app_server, typed
 from engine.binary import find_codex
 from engine.conversation import Conversation, Conversations, Submission
 from engine.emitter import Emitter
@@ -37,7 +37,7 @@ from engine.fanout import Subscription
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions, reply_for
 from engine.launch import launch_for, thread_defaults
 from engine.router import Router
-from engine.rpc import Incoming
+from engine.rpc import Incoming, Notification
 from engine.session import SessionInfo, session_info
 from engine.settings import Settings
 from engine.tasks import task_group
@@ -89,8 +89,10 @@ class Engine:
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, settings: Settings, *, cwd: Path | None = None) -> AsyncIterator[Engine]:
-        """Start an app-server for `settings` and yield the engine that drives it.
+    async def open(
+        cls, settings: Settings, *, cwd: Path | None = None, transport: Transport | None = None
+    ) -> AsyncIterator[Engine]:
+        """Start an app-server for `settings` (or connect over `transport`) and yield the engine.
 
         On exit, pending interactions are declined, running turns are stopped and the
         app-server is closed.
@@ -99,8 +101,12 @@ class Engine:
             CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
-        launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
-        async with task_group() as tasks, spawn_app_server(launch) as server:
+        if transport is None:
+            launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
+            connection = spawn_app_server(launch)
+        else:
+            connection = open_app_server(transport)
+        async with task_group() as tasks, connection as server:
             engine = cls(settings, server, tasks, cwd)
             received = server.rpc.subscribe()
             server.handle_requests(engine._router.answer)
@@ -170,6 +176,9 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if not text.strip():
             return SubmitOutcome(False, None, "")
+        if self.status != "online":
+            reason = self._server.rpc.closed_reason or self.status
+            return self._refuse(conversation, f"codex is not running ({reason}). Nothing was sent.")
         size = len(text.encode())
         if size > MAX_INPUT_BYTES:
             return self._refuse(
@@ -487,9 +496,10 @@ class Engine:
             return False
         if announce:
             self._accepted(conversation, submission, "started", "Sent.")
+        thread_id, generation = conversation.thread_id, conversation.generation
         submission.state = "sent"
         params = wire.TurnStartParams(
-            thread_id=conversation.thread_id,
+            thread_id=thread_id,
             input=[wire.TextInput(text=submission.text)],
             client_user_message_id=submission.id,
         )
@@ -500,9 +510,18 @@ class Engine:
             self._abandon(conversation, submission, f"codex refused the message: {error.message}")
             return True
         except ConnectionClosed:
+            submission.state = "unknown"
             return True
-        self._router.turn_began(conversation, started.turn.id)
-        if conversation.stop_requested and conversation.turn_id == started.turn.id:
+        turn_id = started.turn.id
+        if conversation.generation != generation:
+            # Reset while the turn was being started: that turn belongs to the old thread.
+            with contextlib.suppress(RpcError, ConnectionClosed):
+                await self._server.turn_interrupt(
+                    wire.TurnInterruptParams(thread_id=thread_id, turn_id=turn_id)
+                )
+            return True
+        self._router.turn_began(conversation, turn_id)
+        if conversation.stop_requested and conversation.turn_id == turn_id:
             await self._interrupt(conversation)
         return True
 
@@ -554,7 +573,11 @@ class Engine:
                 break
             with self._emitter.batch():
                 for incoming in batch:
-                    self._router.handle(typed(incoming))
+                    fast = isinstance(incoming, Notification) and self._router.fast_delta(
+                        incoming.method, incoming.params
+                    )
+                    if not fast:
+                        self._router.handle(typed(incoming))
         if not self._closing:
             self._connection_lost(self._server.rpc.closed_reason or "the app-server went away")
 

@@ -39,6 +39,11 @@ DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.CommandOutputDelta: "command_output",
     wire.PlanDelta: "plan",
 }
+FAST_DELTAS: dict[str, DeltaKind] = {
+    wire.AgentMessageDelta.method: "agent_message",
+    wire.CommandOutputDelta.method: "command_output",
+    wire.PlanDelta.method: "plan",
+}
 
 
 Handler = Callable[[Conversation, Any], None]
@@ -218,15 +223,56 @@ class Router:
             index = notification.summary_index
         elif isinstance(notification, wire.ReasoningTextDelta):
             index = notification.content_index
+        self._emit_delta(
+            conversation,
+            notification.turn_id,
+            notification.item_id,
+            kind,
+            notification.delta,
+            index,
+        )
+
+    def fast_delta(self, method: str, params: Any) -> bool:
+        """Handle a plain delta without building a protocol model (most of a turn's traffic).
+
+        Returns False when it is not one, or not well-formed: then `handle` reads it.
+        """
+        kind = FAST_DELTAS.get(method)
+        if kind is None or not isinstance(params, dict):
+            return False
+        thread_id, turn_id = params.get("threadId"), params.get("turnId")
+        item_id, text = params.get("itemId"), params.get("delta")
+        if not (
+            isinstance(thread_id, str)
+            and isinstance(turn_id, str)
+            and isinstance(item_id, str)
+            and isinstance(text, str)
+        ):
+            return False
+        conversation = self._conversations.current(thread_id)
+        if conversation is None:
+            return False
+        self._emit_delta(conversation, turn_id, item_id, kind, text, 0)
+        return True
+
+    def _emit_delta(
+        self,
+        conversation: Conversation,
+        turn_id: str,
+        item_id: str,
+        kind: DeltaKind,
+        text: str,
+        index: int,
+    ) -> None:
         event = ItemDelta(
             **self._emitter.stamp(conversation.id),
-            turn_id=notification.turn_id,
-            item_id=notification.item_id,
+            turn_id=turn_id,
+            item_id=item_id,
             kind=kind,
-            text=notification.delta,
+            text=text,
             index=index,
         )
-        self._emitter.emit(event, notification.turn_id)
+        self._emitter.emit(event, turn_id)
 
     def _item_started(self, conversation: Conversation, notification: Any) -> None:
         item = notification.item

@@ -13,6 +13,7 @@ from engine.events import (
     InteractionRequested,
     InteractionResolved,
     ItemCompleted,
+    ItemDelta,
     SubmissionAccepted,
     TraceGap,
     TurnCompleted,
@@ -53,6 +54,10 @@ async def test_a_rich_turn_is_traced_in_order(
     ]
     positions = [names.index(name) for name in order]
     assert positions == sorted(positions)
+    reasoning = "".join(
+        e.text for e in trace if isinstance(e, ItemDelta) and e.kind == "reasoning_summary"
+    )
+    assert reasoning.startswith("First I record the date")
     completed = [e.item for e in trace if isinstance(e, ItemCompleted)]
     assert any(isinstance(i, CommandExecutionItem) and i.status == "completed" for i in completed)
     assert any(isinstance(i, FileChangeItem) and i.status == "completed" for i in completed)
