@@ -58,6 +58,7 @@ from engine.protocol.items import (
 )
 from engine.protocol.notifications import (
     AccountLoginCompleted,
+    AccountRateLimitsUpdated,
     AccountUpdated,
     AgentMessageDelta,
     CommandOutputDelta,
@@ -126,6 +127,7 @@ __all__ = [
     "AcceptWithExecPolicyAmendment",
     "Account",
     "AccountLoginCompleted",
+    "AccountRateLimitsUpdated",
     "AccountReadParams",
     "AccountReadResult",
     "AccountUpdated",

@@ -231,6 +231,12 @@ class AccountUpdated(ServerNotification):
     plan_type: str | None = None
 
 
+class AccountRateLimitsUpdated(ServerNotification):
+    method = "account/rateLimits/updated"
+    schema_name = "AccountRateLimitsUpdatedNotification"
+    rate_limits: dict[str, Any]
+
+
 class AccountLoginCompleted(ServerNotification):
     method = "account/login/completed"
     schema_name = "AccountLoginCompletedNotification"
@@ -286,6 +292,7 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
         ConfigWarning,
         DeprecationNotice,
         AccountUpdated,
+        AccountRateLimitsUpdated,
         AccountLoginCompleted,
         ModelRerouted,
     )
