@@ -16,7 +16,7 @@ from engine.events import (
     StopRequested,
 )
 from engine.interactions import Approve, Reply
-from engine.protocol import CommandExecutionItem, FileChangeItem
+from engine.protocol import AgentMessageItem, CommandExecutionItem, FileChangeItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from tests.e2e.conftest import open_engine
@@ -41,6 +41,9 @@ async def test_stop_while_streaming_interrupts_the_turn(
     assert engine.conversations()[0].state == "idle"
     stop = await log.wait_for(StopRequested)
     assert (stop.turn_id, stop.outcome) == (done.turn_id, "stopped")
+    [closed] = [e for e in log.of(ItemCompleted, conversation.id) if e.closed_by_turn]
+    assert isinstance(closed.item, AgentMessageItem)
+    assert (closed.status, closed.turn_id) == ("interrupted", done.turn_id)
 
 
 async def test_stop_while_an_approval_waits_expires_it_and_runs_nothing(
@@ -211,3 +214,34 @@ async def test_decline_keeps_the_file_unwritten(deck: Deck, workspace: Path) -> 
     ]
     assert command.status == "declined"
     assert not (workspace / "out.txt").exists()
+
+
+async def test_closing_the_engine_declines_what_waits(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "approval")
+        asked = (await log.wait_for(InteractionRequested)).interaction
+    resolved = [
+        e
+        for e in engine.trace(conversation.id, asked.turn_id)
+        if isinstance(e, InteractionResolved)
+    ]
+    assert [(r.interaction_id, r.outcome, r.detail) for r in resolved] == [
+        (asked.id, "expired", "codex-deck is closing")
+    ]
+    assert not (workspace / "out.txt").exists()
+
+
+async def test_rename_and_archive(deck: Deck) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation("first title")
+    result = await engine.execute(conversation.id, "/rename a better title")
+    assert result.message == "Renamed to 'a better title'."
+    assert engine.conversations()[0].title == "a better title"
+    archived = await engine.execute(conversation.id, "/archive")
+    assert archived.ok
+    assert engine.conversations()[0].archived
+    update = await log.wait_for(ConversationUpdated, lambda e: e.info.archived)
+    assert update.info.title == "a better title"
