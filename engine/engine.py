@@ -226,6 +226,14 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if conversation.state in BUSY_STATES:
             await self._stop(conversation)
+        if conversation.turn_id is not None:
+            # Asked to stop but not ended yet: the old thread's turn is no longer followed.
+            if conversation.submission is not None:
+                conversation.submission.state = "unknown"
+            conversation.end_turn(conversation.turn_id)
+        conversation.submission = None
+        conversation.stop_requested = False
+        conversation.state = "idle"
         dropped = len(conversation.queue)
         for submission in conversation.queue:
             submission.state = "failed"
@@ -508,6 +516,7 @@ class Engine:
         except RpcError as error:
             submission.state = "failed"
             self._abandon(conversation, submission, f"codex refused the message: {error.message}")
+            self._start_next(conversation)
             return True
         except ConnectionClosed:
             submission.state = "unknown"
