@@ -12,6 +12,7 @@ from engine.events import (
     InteractionRequested,
     InteractionResolved,
     ItemCompleted,
+    ItemDelta,
     Notice,
     StopRequested,
 )
@@ -34,6 +35,7 @@ async def test_stop_while_streaming_interrupts_the_turn(
     conversation = await engine.new_conversation()
     await engine.submit(conversation.id, "take your time")
     await scripted_model.wait_until_holding()
+    await log.wait_for(ItemDelta, lambda e: e.kind == "agent_message")
     result = await engine.execute(conversation.id, "/stop")
     assert (result.ok, result.message) == (True, "stopped")
     done = await log.turn_completed(conversation.id)
