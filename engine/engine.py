@@ -36,6 +36,7 @@ from engine.events import (
 from engine.fanout import Subscription
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions, reply_for
 from engine.launch import launch_for, thread_defaults
+from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.router import Router
 from engine.rpc import Incoming, Notification
 from engine.session import SessionInfo, session_info
@@ -81,8 +82,14 @@ class Engine:
         self._emitter = Emitter(settings.limits.trace_events_per_turn)
         self._conversations = Conversations()
         self._interactions = Interactions()
+        self.offline = settings.codex.provider == OFFLINE_PROVIDER
+        """True when codex runs on the offline scripted model."""
         self._router = Router(
-            self._emitter, self._conversations, self._interactions, self._start_next
+            self._emitter,
+            self._conversations,
+            self._interactions,
+            self._start_next,
+            quiet=OFFLINE_NOISE if self.offline else (),
         )
         self._closing = False
         self.status: Literal["online", "stopping", "failed"] = "online"
@@ -318,6 +325,10 @@ class Engine:
         text = commands.help_text()
         self._notice(conversation, "info", text)
         return CommandResult(True, text)
+
+    async def account(self) -> wire.AccountReadResult:
+        """The Codex account codex is signed in with (if any), and whether it needs one."""
+        return await self._server.account_read(wire.AccountReadParams())
 
     async def read_thread(self, thread_id: str) -> wire.Thread:
         """A Codex thread as codex stores it, with its turns (any generation's thread)."""

@@ -110,6 +110,7 @@ def describe(
         actions = tuple(
             f"{action.type}: {action.path or action.query or action.command}"
             for action in request.command_actions or []
+            if action.type != "unknown"
         )
         return InteractionInfo(
             **common,

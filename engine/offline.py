@@ -9,6 +9,8 @@ from engine.settings import ProviderSettings, Settings
 
 OFFLINE_PROVIDER = "codex-deck-offline"
 OFFLINE_MODEL = "codex-deck-scripted"
+OFFLINE_NOISE = (f"Model metadata for `{OFFLINE_MODEL}` not found",)
+"""Warnings codex gives about the scripted model itself, which tell the user nothing."""
 
 
 def offline_settings(base: Settings, model: ScriptedModel, home: Path) -> Settings:

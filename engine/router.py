@@ -66,12 +66,14 @@ class Router:
         conversations: Conversations,
         interactions: Interactions,
         turn_ended: Callable[[Conversation], None],
+        quiet: tuple[str, ...] = (),
     ) -> None:
         self._emitter = emitter
         self._conversations = conversations
         self._interactions = interactions
         self._turn_ended = turn_ended
         self._asked: dict[RequestId, _Asked] = {}
+        self._quiet = quiet
         self._handlers: dict[type[wire.ServerNotification], Handler] = {
             wire.ItemStarted: self._item_started,
             wire.ItemCompleted: self._item_completed,
@@ -344,6 +346,8 @@ class Router:
 
     def _warning(self, conversation: Conversation, notification: Any) -> None:
         """Codex repeats some warnings every turn; the conversation shows each one once."""
+        if notification.message.startswith(self._quiet):
+            return
         if notification.message not in conversation.warned:
             conversation.warned.add(notification.message)
             self._notice(conversation, "warning", notification.message)

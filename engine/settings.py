@@ -75,9 +75,13 @@ class LimitsSettings(_Section):
 
 
 class UiSettings(_Section):
-    """How codex-deck looks (`[ui]`)."""
+    """How codex-deck looks and behaves (`[ui]`)."""
 
     theme: str = "codex-deck-dark"
+    notifications: Literal["both", "bell", "osc9", "off"] = "both"
+    """How a conversation out of view that needs an answer is announced."""
+    keys: dict[str, str] = {}
+    """Key overrides by binding id, e.g. `"trace.toggle" = "ctrl+g"` (see F1)."""
 
 
 def config_path() -> Path:

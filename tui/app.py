@@ -1,0 +1,121 @@
+"""The codex-deck app: paints at once, starts the engine in the background, bridges its events."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from functools import partial
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.worker import Worker, WorkerCancelled
+
+from engine.errors import CodexDeckError
+from engine.settings import Settings
+from themes import DARK, STYLESHEET, THEMES
+from tui.backend import OpenBackend
+from tui.notify import alert
+from tui.screens.help import HelpScreen
+from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
+
+
+class CodexDeckApp(App[None]):
+    """Conversations with Codex in the terminal. The engine is opened by `open_backend`."""
+
+    TITLE = "codex-deck"
+    CSS_PATH = [STYLESHEET]
+    BINDINGS = [
+        Binding("f1", "help", "Keys", id="app.help"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        open_backend: OpenBackend,
+        *,
+        welcome: str = "",
+        demo_tour: str = "",
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self._open_backend = open_backend
+        self._welcome = welcome
+        self._demo_tour = demo_tour
+        self._bridge: Worker[None] | None = None
+        self._main: MainScreen | None = None
+
+    def on_mount(self) -> None:
+        for theme in THEMES:
+            self.register_theme(theme)
+        known = {theme.name for theme in THEMES} | set(self.available_themes)
+        self.theme = self.settings.ui.theme if self.settings.ui.theme in known else DARK.name
+        if self.settings.ui.keys:
+            self.set_keymap(dict(self.settings.ui.keys))
+        self._main = MainScreen(self._welcome, self._demo_tour)
+        self.push_screen(self._main)
+        self._bridge = self._run_engine()
+
+    @property
+    def main(self) -> MainScreen:
+        """The main screen (there is always one once the app is mounted)."""
+        assert self._main is not None
+        return self._main
+
+    @work(group="engine", exit_on_error=False)
+    async def _run_engine(self) -> None:
+        """Open the engine and hand its events to the main screen until the app closes."""
+        try:
+            async with self._open_backend() as backend:
+                events = backend.events()
+                await self.main.backend_ready(backend)
+                while True:
+                    try:
+                        batch = await events.batches()
+                    except StopAsyncIteration:
+                        break
+                    self.main.post_message(EngineBatch(batch))
+        except CodexDeckError as error:
+            self.main.backend_failed(str(error))
+
+    @on(AttentionNeeded)
+    def _attention(self, event: AttentionNeeded) -> None:
+        alert(self, event.text, self.settings.ui.notifications)
+
+    def action_help(self) -> None:
+        keys = []
+        for screen in (self, *self.screen_stack):
+            for binding in screen.BINDINGS:
+                if isinstance(binding, Binding) and binding.id:
+                    key = self.settings.ui.keys.get(binding.id, binding.key)
+                    keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))
+        self.push_screen(HelpScreen(keys))
+
+    async def action_quit(self) -> None:
+        """Close the engine first: pending approvals are declined, running turns stopped."""
+        if self._bridge is not None and self._bridge.is_running:
+            self._bridge.cancel()
+            with contextlib.suppress(WorkerCancelled):
+                await self._bridge.wait()
+        self.exit()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        main = self.main
+        entries = [
+            ("New conversation", "ctrl+n", "new_conversation"),
+            ("Next conversation", "ctrl+down", "next_conversation(1)"),
+            ("Previous conversation", "ctrl+up", "next_conversation(-1)"),
+            ("Rename conversation", "f2", "rename"),
+            ("Archive conversation", "f8", "archive"),
+            ("Toggle the trace pane", "ctrl+t", "toggle_trace"),
+            ("Trace over the full width", "f6", "trace_full"),
+            ("Expand the latest command output", "ctrl+o", "toggle_output"),
+            ("Copy the last answer (OSC 52)", "ctrl+y", "copy_answer"),
+            ("Session details", "f3", "session"),
+        ]
+        for title, key, action in entries:
+            yield SystemCommand(title, f"{key}", partial(main.run_action, action))
+        yield SystemCommand("Keys and commands", "f1", self.action_help)

@@ -1,0 +1,94 @@
+"""What the UI drives: the engine (or anything with its public surface), and how to open it."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Protocol
+
+import anyio
+
+from engine.engine import CommandResult, Engine, SubmitMode, SubmitOutcome
+from engine.events import ConversationInfo, EngineEvent, InteractionInfo, StopOutcome
+from engine.fanout import Subscription
+from engine.offline import offline_settings
+from engine.scripted_model import run_scripted_model
+from engine.session import SessionInfo
+from engine.settings import Settings
+
+
+class Backend(Protocol):
+    """The part of `engine.Engine` the UI uses."""
+
+    offline: bool
+    """True on the offline scripted model (the demo)."""
+
+    def events(self) -> Subscription[EngineEvent]: ...
+
+    def conversations(self) -> list[ConversationInfo]: ...
+
+    def pending_interactions(self, conversation_id: str | None = None) -> list[InteractionInfo]: ...
+
+    async def new_conversation(
+        self, title: str | None = None, cwd: Path | None = None
+    ) -> ConversationInfo: ...
+
+    async def submit(
+        self, conversation_id: str, text: str, mode: SubmitMode = "auto"
+    ) -> SubmitOutcome: ...
+
+    async def stop(self, conversation_id: str) -> StopOutcome: ...
+
+    async def execute(self, conversation_id: str, line: str) -> CommandResult: ...
+
+    def rename(self, conversation_id: str, title: str) -> ConversationInfo: ...
+
+    async def archive(self, conversation_id: str) -> ConversationInfo: ...
+
+    def session_info(self, conversation_id: str) -> SessionInfo: ...
+
+    def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]: ...
+
+    async def export_trace(self, conversation_id: str, path: Path) -> int: ...
+
+
+OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]
+
+
+def live_backend(settings: Settings, cwd: Path | None = None) -> OpenBackend:
+    """The engine on the settings' codex (the user's own account and files).
+
+    When codex needs an account and none is signed in, the demo backend is opened instead.
+    """
+
+    @asynccontextmanager
+    async def open_live() -> AsyncIterator[Backend]:
+        async with Engine.open(settings, cwd=cwd) as engine:
+            account = await engine.account()
+            signed_out = account.account is None and account.requires_openai_auth
+            if not signed_out:
+                yield engine
+                return
+        async with demo_backend(settings)() as demo:
+            yield demo
+
+    return open_live
+
+
+def demo_backend(settings: Settings) -> OpenBackend:
+    """The engine on the offline scripted model, in a throw-away CODEX_HOME and workspace."""
+
+    @asynccontextmanager
+    async def open_demo() -> AsyncIterator[Backend]:
+        with tempfile.TemporaryDirectory(prefix="codex-deck-demo-") as scratch:
+            home, workspace = Path(scratch, "codex-home"), Path(scratch, "workspace")
+            await anyio.Path(home).mkdir()
+            await anyio.Path(workspace).mkdir()
+            async with run_scripted_model() as model:
+                offline = offline_settings(settings, model, home)
+                async with Engine.open(offline, cwd=workspace) as engine:
+                    yield engine
+
+    return open_demo

@@ -1,0 +1,21 @@
+"""Telling the user a conversation out of view needs an answer: bell and OSC 9."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from textual.app import App
+
+from tui.text import inert
+
+Notifications = Literal["both", "bell", "osc9", "off"]
+
+
+def alert(app: App[Any], text: str, style: Notifications = "both") -> None:
+    """Ring the terminal bell and/or send an OSC 9 desktop notification."""
+    if style in ("both", "bell"):
+        app.bell()
+    driver = app._driver  # Textual writes its own escape sequences (bell, OSC 52) the same way
+    if style in ("both", "osc9") and driver is not None and not app.is_headless:
+        message = inert(text).replace("\x07", "")
+        driver.write(f"\x1b]9;{message}\x07")

@@ -1,0 +1,351 @@
+"""The main screen: conversations, transcript, trace, composer and status bar."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import ContentSwitcher, Footer, Static
+
+from engine.events import (
+    ConversationInfo,
+    ConversationUpdated,
+    EngineEvent,
+    EngineStatus,
+    InteractionRequested,
+    Notice,
+    SubmissionAccepted,
+    TokenUsageUpdated,
+    TurnStarted,
+)
+from tui.backend import Backend
+from tui.screens.prompt import PromptScreen
+from tui.screens.raw import RawEventScreen
+from tui.widgets.approval import ApprovalCard
+from tui.widgets.composer import CommandCompletion, Composer
+from tui.widgets.conversation_list import ConversationList
+from tui.widgets.message import AgentMessage
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.trace_pane import TracePane
+from tui.widgets.transcript import Transcript
+
+NARROW_COLUMNS = 100
+
+
+@dataclass
+class EngineBatch(Message):
+    """Events from the engine, in order, as one batch."""
+
+    events: tuple[EngineEvent, ...]
+
+
+@dataclass
+class AttentionNeeded(Message):
+    """A conversation out of view waits for an answer (the app rings and notifies)."""
+
+    text: str
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+n", "new_conversation", "New", id="conversation.new"),
+        Binding("ctrl+down,alt+down", "next_conversation(1)", "Next", id="conversation.next"),
+        Binding("ctrl+up,alt+up", "next_conversation(-1)", "Previous", id="conversation.previous"),
+        Binding("f2", "rename", "Rename", id="conversation.rename"),
+        Binding("f8", "archive", "Archive", id="conversation.archive"),
+        Binding("ctrl+t", "toggle_trace", "Trace", id="trace.toggle"),
+        Binding("f6", "trace_full", "Trace full", id="trace.full", show=False),
+        Binding("ctrl+b", "toggle_list", "List", id="list.toggle", show=False),
+        Binding("ctrl+o", "toggle_output", "Output", id="command.latest"),
+        Binding("ctrl+y", "copy_answer", "Copy answer", id="copy.answer", show=False),
+        Binding("ctrl+l", "focus_composer", "Composer", id="composer.focus", show=False),
+        Binding("f3", "session", "Session", id="conversation.session", show=False),
+    ]
+
+    def __init__(self, welcome: str, demo_tour: str) -> None:
+        super().__init__()
+        self.backend: Backend | None = None
+        self.current: str | None = None
+        self._welcome = welcome
+        self._demo_tour = demo_tour
+        self._infos: dict[str, ConversationInfo] = {}
+        self._queued: dict[str, list[tuple[str, str]]] = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            yield ConversationList()
+            with Vertical(id="center"):
+                yield ContentSwitcher(id="transcripts")
+                yield Static(id="queue", markup=False)
+                yield CommandCompletion()
+                yield Static(id="composer-note", markup=False)
+                yield Composer()
+            yield TracePane()
+        yield StatusBar()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(TracePane).display = False
+        self.query_one(Composer).focus()
+        self._refresh_queue()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    async def backend_ready(self, backend: Backend) -> None:
+        """The engine is up: show what it has, or start a first conversation."""
+        self.backend = backend
+        if backend.offline:
+            self._welcome = self._demo_tour
+        self.status.set_engine_state("offline demo" if backend.offline else "codex online")
+        known = backend.conversations()
+        for info in known:
+            await self._update_conversation(info)
+        if not known:
+            created = await backend.new_conversation("Conversation 1")
+            await self._update_conversation(created)
+        shown = self.current or backend.conversations()[0].id
+        await self.show_conversation(shown)
+
+    def backend_failed(self, reason: str) -> None:
+        self.status.set_engine_state("codex failed to start")
+        self.query_one("#composer-note", Static).update(f"codex could not start: {reason}")
+
+    async def on_engine_batch(self, message: EngineBatch) -> None:
+        by_conversation: dict[str, list[EngineEvent]] = {}
+        for event in message.events:
+            if isinstance(event, ConversationUpdated):
+                await self._update_conversation(event.info)
+            elif isinstance(event, EngineStatus):
+                self.status.set_engine_state(f"codex {event.status}")
+            elif isinstance(event, InteractionRequested):
+                self._attention(event)
+            elif isinstance(event, SubmissionAccepted) and event.how == "queued":
+                queue = self._queued.setdefault(event.conversation_id or "", [])
+                queue.append((event.submission_id, event.text))
+            elif isinstance(event, TurnStarted):
+                queue = self._queued.get(event.conversation_id or "", [])
+                queue[:] = [q for q in queue if q[0] != event.submission_id]
+            if isinstance(event, Notice) and event.conversation_id is None:
+                self.notify(event.text, severity="error" if event.level == "error" else "warning")
+                if self.current is not None:
+                    by_conversation.setdefault(self.current, []).append(event)
+            elif event.conversation_id is not None:
+                by_conversation.setdefault(event.conversation_id, []).append(event)
+        for conversation_id, events in by_conversation.items():
+            transcript = self._transcript(conversation_id)
+            if transcript is None:
+                continue
+            cards = await transcript.apply(events)
+            if cards and conversation_id == self.current:
+                cards[-1].focus()
+        self.query_one(TracePane).add(list(message.events))
+        if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
+            self._refresh_status()
+        self._refresh_queue()
+
+    def _attention(self, event: InteractionRequested) -> None:
+        if event.conversation_id != self.current:
+            info = self._infos.get(event.conversation_id or "")
+            name = info.title if info is not None else "a conversation"
+            self.post_message(AttentionNeeded(f"codex-deck: {name} needs an answer"))
+
+    async def _update_conversation(self, info: ConversationInfo) -> None:
+        self._infos[info.id] = info
+        self.query_one(ConversationList).update_conversation(info)
+        if self._transcript(info.id) is None:
+            switcher = self.query_one(ContentSwitcher)
+            await switcher.mount(Transcript(info.id, self._welcome, info.cwd))
+        if info.queued == 0:
+            self._queued.pop(info.id, None)
+
+    def _transcript(self, conversation_id: str) -> Transcript | None:
+        found = self.query(f"#transcript-{conversation_id}")
+        return found.first(Transcript) if found else None
+
+    async def show_conversation(self, conversation_id: str) -> None:
+        self.current = conversation_id
+        self.query_one(ContentSwitcher).current = f"transcript-{conversation_id}"
+        self.query_one(ConversationList).show(conversation_id)
+        self.query_one(TracePane).show(conversation_id)
+        self._refresh_status()
+        self._refresh_queue()
+
+    def _refresh_status(self) -> None:
+        if self.backend is None or self.current is None:
+            return
+        self.status.show(self.backend.session_info(self.current), self._infos.get(self.current))
+
+    def _refresh_queue(self) -> None:
+        queued = self._queued.get(self.current or "", [])
+        strip = self.query_one("#queue", Static)
+        strip.display = bool(queued)
+        lines = [
+            f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
+        ]
+        strip.update("\n".join(lines))
+
+    @on(Composer.Submitted)
+    def _submitted(self, event: Composer.Submitted) -> None:
+        self._send(event.text, event.mode)
+
+    @work(group="send")
+    async def _send(self, text: str, mode: str) -> None:
+        if self.backend is None or self.current is None:
+            self._note("codex is still starting; your text is kept.")
+            return
+        if mode == "queue" and not text.lstrip().startswith("/"):
+            outcome = await self.backend.submit(self.current, text, "queue")
+            ok, message = outcome.accepted, outcome.message
+            created = None
+        else:
+            result = await self.backend.execute(self.current, text)
+            ok, message, created = result.ok, result.message, result.conversation_id
+        composer = self.query_one(Composer)
+        if ok:
+            composer.remember(text)
+            if composer.text == text:
+                composer.text = ""
+            self._note("")
+        else:
+            self._note(f"Not sent: {message}" if message else "")
+        if created is not None:
+            await self.show_conversation(created)
+
+    def _note(self, text: str) -> None:
+        note = self.query_one("#composer-note", Static)
+        note.update(text)
+        note.display = bool(text)
+
+    @on(Composer.StopPressed)
+    def _stop_pressed(self) -> None:
+        self._run_line("/stop")
+
+    @on(ApprovalCard.Answered)
+    def _answered(self, event: ApprovalCard.Answered) -> None:
+        self._run_line(event.line)
+        self.query_one(Composer).focus()
+
+    @work(group="send")
+    async def _run_line(self, line: str) -> None:
+        if self.backend is not None and self.current is not None:
+            await self.backend.execute(self.current, line)
+
+    @on(ConversationList.Chosen)
+    async def _chosen(self, event: ConversationList.Chosen) -> None:
+        await self.show_conversation(event.conversation_id)
+        self.query_one(Composer).focus()
+
+    @on(TracePane.Jump)
+    def _jump(self, event: TracePane.Jump) -> None:
+        transcript = self._transcript(self.current or "")
+        cell = transcript.cell(event.item_id) if transcript is not None else None
+        if transcript is not None and cell is not None:
+            transcript.release_anchor()
+            transcript.scroll_to_widget(cell, animate=False, top=True)
+            if cell.can_focus:
+                cell.focus()
+
+    @on(TracePane.ShowRaw)
+    def _raw(self, event: TracePane.ShowRaw) -> None:
+        self.app.push_screen(RawEventScreen(event.event))
+
+    @on(TracePane.Export)
+    def _export(self) -> None:
+        self._export_trace()
+
+    @work(group="export")
+    async def _export_trace(self) -> None:
+        if self.backend is None or self.current is None:
+            return
+        path = (
+            Path.cwd() / f"codex-deck-trace-{self.current}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+        )
+        count = await self.backend.export_trace(self.current, path)
+        self.notify(f"Wrote {count} events to {path} (secrets redacted).")
+
+    @work(group="send")
+    async def action_new_conversation(self) -> None:
+        if self.backend is None:
+            return
+        count = len(self._infos) + 1
+        created = await self.backend.new_conversation(f"Conversation {count}")
+        await self._update_conversation(created)
+        await self.show_conversation(created.id)
+        self.query_one(Composer).focus()
+
+    async def action_next_conversation(self, step: int) -> None:
+        target = self.query_one(ConversationList).neighbour(step)
+        if target is not None:
+            await self.show_conversation(target)
+
+    def action_rename(self) -> None:
+        if self.current is None or self.backend is None:
+            return
+        info = self._infos[self.current]
+
+        def rename(title: str | None) -> None:
+            if title and self.backend is not None and self.current is not None:
+                self.backend.rename(self.current, title)
+
+        self.app.push_screen(PromptScreen("New title:", info.title), rename)
+
+    @work(group="send")
+    async def action_archive(self) -> None:
+        if self.backend is None or self.current is None:
+            return
+        archived = self.current
+        await self.backend.archive(archived)
+        target = self.query_one(ConversationList).neighbour(1)
+        if target is not None and target != archived:
+            await self.show_conversation(target)
+
+    def action_toggle_trace(self) -> None:
+        trace = self.query_one(TracePane)
+        trace.display = not trace.display
+        self.remove_class("-trace-full")
+        if trace.display:
+            trace.query_one("DataTable").focus()
+        else:
+            self.query_one(Composer).focus()
+
+    def action_trace_full(self) -> None:
+        trace = self.query_one(TracePane)
+        full = not self.has_class("-trace-full")
+        self.set_class(full, "-trace-full")
+        trace.display = True
+        trace.query_one("DataTable").focus()
+
+    def action_toggle_list(self) -> None:
+        self.toggle_class("-list-toggled")
+
+    def action_toggle_output(self) -> None:
+        transcript = self._transcript(self.current or "")
+        command = transcript.last_command() if transcript is not None else None
+        if command is not None:
+            command.action_toggle_output()
+
+    def action_copy_answer(self) -> None:
+        transcript = self._transcript(self.current or "")
+        answers = transcript.query(AgentMessage) if transcript is not None else None
+        if answers:
+            self.app.copy_to_clipboard(answers.last().text)
+            self.notify("Copied the last answer (OSC 52).")
+
+    def action_focus_composer(self) -> None:
+        self.query_one(Composer).focus()
+
+    def action_session(self) -> None:
+        self._run_line("/session")

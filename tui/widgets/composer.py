@@ -1,0 +1,181 @@
+"""Where the user writes: Enter sends (steers a running turn), Tab queues, Esc stops.
+
+A `/` at the start opens completion of the slash commands with their usage. Up and down on
+the first or last line walk through what was sent before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList, TextArea
+from textual.widgets.option_list import Option
+
+from engine.commands import COMMANDS, Usage
+
+HISTORY_KEPT = 200
+
+
+def completions(text: str) -> list[Usage]:
+    """The commands that complete what is typed (a `/` and part of a name, no space yet)."""
+    if not text.startswith("/") or " " in text or "\n" in text or text.startswith("//"):
+        return []
+    typed = text[1:].lower()
+    return [usage for usage in COMMANDS if usage.name.startswith(typed)]
+
+
+class CommandCompletion(OptionList):
+    """The commands matching what is typed, each with its usage and what it does."""
+
+    DEFAULT_CSS = """
+    CommandCompletion {
+        height: auto; max-height: 12; border: round $primary; background: $surface;
+        display: none;
+    }
+    CommandCompletion.-open { display: block; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="completion")
+        self.can_focus = False
+
+    def show(self, usages: list[Usage]) -> None:
+        self.clear_options()
+        for usage in usages:
+            label = Text()
+            label.append(usage.line, style="bold")
+            label.append(f"  {usage.summary}", style="dim")
+            self.add_option(Option(label, id=usage.name))
+        self.set_class(bool(usages), "-open")
+        if usages:
+            self.highlighted = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("-open")
+
+    def chosen(self) -> str | None:
+        if not self.is_open or self.highlighted is None:
+            return None
+        return self.get_option_at_index(self.highlighted).id
+
+
+class Composer(TextArea):
+    """The message box."""
+
+    DEFAULT_CSS = """
+    Composer { height: auto; min-height: 3; max-height: 12; border: round $panel; padding: 0 1; }
+    Composer:focus { border: round $primary; }
+    """
+
+    @dataclass
+    class Submitted(Message):
+        """Send `text` (`queue`: after the running turn)."""
+
+        composer: Composer
+        text: str
+        mode: Literal["auto", "queue"]
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    @dataclass
+    class StopPressed(Message):
+        composer: Composer
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    def __init__(self) -> None:
+        super().__init__(
+            id="composer",
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+        )
+        self.sent: list[str] = []
+        self._history_at: int | None = None
+        self._draft = ""
+
+    @property
+    def completion(self) -> CommandCompletion:
+        return self.screen.query_one(CommandCompletion)
+
+    def remember(self, text: str) -> None:
+        """Keep a sent message for up/down."""
+        if text.strip() and (not self.sent or self.sent[-1] != text):
+            self.sent.append(text)
+            del self.sent[:-HISTORY_KEPT]
+        self._history_at = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        completion = self.completion
+        if completion.is_open and key in ("up", "down", "tab", "enter", "escape"):
+            self._stop(event)
+            if key == "escape":
+                completion.show([])
+            elif key in ("up", "down"):
+                completion.action_cursor_up() if key == "up" else completion.action_cursor_down()
+            else:
+                name = completion.chosen()
+                if name is not None:
+                    self.text = f"/{name} "
+                    self.move_cursor(self.document.end)
+                completion.show([])
+            return
+        if key == "enter":
+            self._stop(event)
+            self._send("auto")
+        elif key == "tab":
+            self._stop(event)
+            self._send("queue")
+        elif key == "escape":
+            self._stop(event)
+            self.post_message(self.StopPressed(self))
+        elif key in ("shift+enter", "ctrl+j"):
+            self._stop(event)
+            self.insert("\n")
+        elif key == "up" and self.cursor_location[0] == 0 and self.sent:
+            self._stop(event)
+            self._walk_history(-1)
+        elif key == "down" and self.cursor_location[0] == self.document.line_count - 1:
+            if self._history_at is not None:
+                self._stop(event)
+                self._walk_history(1)
+            else:
+                await super()._on_key(event)
+        else:
+            await super()._on_key(event)
+
+    def _stop(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+
+    def _send(self, mode: Literal["auto", "queue"]) -> None:
+        if self.text.strip():
+            self.post_message(self.Submitted(self, self.text, mode))
+
+    def _walk_history(self, step: int) -> None:
+        if self._history_at is None:
+            self._draft = self.text
+            at = len(self.sent)
+        else:
+            at = self._history_at
+        at += step
+        if at >= len(self.sent):
+            self._history_at = None
+            self.text = self._draft
+        else:
+            self._history_at = max(0, at)
+            self.text = self.sent[self._history_at]
+        self.move_cursor(self.document.end)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self.completion.show(completions(self.text))

@@ -1,0 +1,126 @@
+"""The conversations, grouped: needs attention, running, idle (archived ones hidden)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from engine.events import BUSY_STATES, ConversationInfo
+from tui.text import clock
+
+GROUPS = ("needs attention", "running", "idle")
+STATE_MARKS = {
+    "idle": "·",
+    "preparing": "…",
+    "running": "▶",
+    "waiting": "?",
+    "stopping": "■",
+    "failed": "✖",
+    "result_unknown": "!",
+}
+
+
+def group_of(info: ConversationInfo) -> str:
+    if info.pending_interactions:
+        return "needs attention"
+    if info.state in BUSY_STATES:
+        return "running"
+    return "idle"
+
+
+class ConversationList(OptionList):
+    """Pick a conversation with the arrow keys and Enter (or ctrl+up / ctrl+down anywhere)."""
+
+    DEFAULT_CSS = """
+    ConversationList { width: 30; border: none; border-right: tall $panel; background: $surface; }
+    ConversationList:focus { border-right: tall $primary; }
+    """
+
+    @dataclass
+    class Chosen(Message):
+        """The user picked a conversation."""
+
+        conversation_list: ConversationList
+        conversation_id: str
+
+        @property
+        def control(self) -> ConversationList:
+            return self.conversation_list
+
+    def __init__(self) -> None:
+        super().__init__(id="conversations")
+        self._infos: dict[str, ConversationInfo] = {}
+        self._order: list[str] = []
+        self.current: str | None = None
+        """The conversation in view."""
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._tick)
+
+    def update_conversation(self, info: ConversationInfo) -> None:
+        if info.id not in self._infos:
+            self._order.append(info.id)
+        self._infos[info.id] = info
+        self._rebuild()
+
+    def show(self, conversation_id: str) -> None:
+        self.current = conversation_id
+        self._rebuild()
+
+    def listed(self) -> list[str]:
+        """The conversations in the order they are listed."""
+        shown = [i for i in self._order if not self._infos[i].archived]
+        return sorted(shown, key=lambda i: GROUPS.index(group_of(self._infos[i])))
+
+    def neighbour(self, step: int) -> str | None:
+        """The conversation `step` places from the one in view (wrapping around)."""
+        order = self.listed()
+        if not order:
+            return None
+        if self.current not in order:
+            return order[0]
+        return order[(order.index(self.current) + step) % len(order)]
+
+    def _tick(self) -> None:
+        if any(info.turn_started_at for info in self._infos.values()):
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        options: list[Option | None] = []
+        for group in GROUPS:
+            members = [i for i in self.listed() if group_of(self._infos[i]) == group]
+            if not members:
+                continue
+            options.append(Option(Text(group.upper(), style="bold dim"), disabled=True))
+            options.extend(Option(self._label(self._infos[i]), id=i) for i in members)
+        self.clear_options()
+        self.add_options(options)
+        if self.current is not None:
+            try:
+                self.highlighted = self.get_option_index(self.current)
+            except Exception:
+                self.highlighted = None
+
+    def _label(self, info: ConversationInfo) -> Text:
+        label = Text()
+        label.append(f"{STATE_MARKS.get(info.state, ' ')} ", style="bold")
+        label.append(info.title[:20], style="bold" if info.id == self.current else "")
+        if info.pending_interactions:
+            label.append(f" [{info.pending_interactions}]", style="bold reverse")
+        detail = info.state.replace("_", " ")
+        if info.turn_started_at is not None:
+            detail += f" {clock(time.time() - info.turn_started_at)}"
+        if info.queued:
+            detail += f" · {info.queued} queued"
+        label.append(f"\n  {detail}", style="dim")
+        return label
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id is not None:
+            self.post_message(self.Chosen(self, event.option.id))

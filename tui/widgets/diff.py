@@ -1,0 +1,78 @@
+"""File changes as coloured unified diffs."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from engine.protocol import FileChange, FileChangeItem
+from tui.text import inert
+
+KIND_WORDS = {"add": "new file", "delete": "deleted", "update": "changed"}
+
+
+def diff_text(change: FileChange) -> str:
+    """The change as a unified diff body (an added file's content becomes `+` lines)."""
+    kind = change.kind.type
+    if kind == "add":
+        return "".join(f"+{line}\n" for line in change.diff.splitlines())
+    if kind == "delete" and not change.diff.startswith(("-", "@@")):
+        return "".join(f"-{line}\n" for line in change.diff.splitlines())
+    return change.diff
+
+
+def render_change(change: FileChange, dark: bool) -> Syntax:
+    return Syntax(
+        inert(diff_text(change)).rstrip("\n") or "(empty)",
+        "diff",
+        theme="ansi_dark" if dark else "ansi_light",
+        background_color="default",
+        word_wrap=True,
+    )
+
+
+class FileChangeCell(Vertical):
+    """Every file of a patch, with its diff."""
+
+    DEFAULT_CSS = """
+    FileChangeCell { height: auto; margin: 1 0 0 0; padding: 0 1; border-left: thick $secondary; }
+    FileChangeCell.-declined { border-left: thick $warning; }
+    FileChangeCell.-failed { border-left: thick $error; }
+    FileChangeCell .change-path { text-style: bold; }
+    FileChangeCell .change-status { color: $text-muted; }
+    """
+
+    def __init__(self, item: FileChangeItem, root: str = "") -> None:
+        super().__init__()
+        self.item_id = item.id
+        self._item = item
+        self._status = item.status
+        self._root = root.rstrip("/") + "/" if root else ""
+
+    def compose(self) -> ComposeResult:
+        yield from self._parts()
+
+    def _parts(self) -> list[Static]:
+        parts = []
+        for change in self._item.changes:
+            words = KIND_WORDS.get(change.kind.type, change.kind.type)
+            moved = f" → {change.kind.move_path}" if change.kind.move_path else ""
+            path = change.path.removeprefix(self._root) if self._root else change.path
+            title = Text(f"{inert(path)}{inert(moved)} ({words})")
+            parts.append(Static(title, classes="change-path"))
+            parts.append(Static(render_change(change, self.app.current_theme.dark)))
+        status = self._status.replace("inProgress", "applying")
+        parts.append(Static(status, classes="change-status"))
+        return parts
+
+    async def finish(self, item: FileChangeItem | None, status: str) -> None:
+        if item is not None:
+            self._item = item
+        self._status = status
+        self.set_class(status == "declined", "-declined")
+        self.set_class(status == "failed", "-failed")
+        await self.remove_children()
+        await self.mount_all(self._parts())

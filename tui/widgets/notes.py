@@ -1,0 +1,115 @@
+"""One-line entries in the transcript: notices, turn boundaries, tool calls, plans."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine.events import NoticeLevel, PlanUpdated, TurnCompleted
+from engine.protocol import (
+    ContextCompactionItem,
+    DynamicToolCallItem,
+    ImageGenerationItem,
+    ImageViewItem,
+    KnownItem,
+    McpToolCallItem,
+    PlanItem,
+    ReviewModeItem,
+    UnknownItem,
+    WebSearchItem,
+)
+from tui.text import duration, inert
+
+PLAN_MARKS = {"completed": "✔", "inProgress": "▸", "pending": "·"}
+
+
+class NoticeLine(Static):
+    """A message from codex-deck or codex: info, warning or error, each looking different."""
+
+    DEFAULT_CSS = """
+    NoticeLine { margin: 1 0 0 0; padding: 0 1; color: $text-muted; }
+    NoticeLine.-warning { color: $warning; }
+    NoticeLine.-error { color: $error; text-style: bold; border-left: thick $error; }
+    """
+
+    def __init__(self, level: NoticeLevel, text: str) -> None:
+        marks = {"info": "ℹ", "warning": "⚠", "error": "✖"}
+        super().__init__(Text(f"{marks[level]} {inert(text)}"), classes=f"-{level}")
+        self.level = level
+        self.text = text
+
+
+class TurnMarker(Static):
+    """Where a turn ended: its status and how long it took."""
+
+    DEFAULT_CSS = """
+    TurnMarker { margin: 1 0 0 0; color: $text-muted; text-align: center; }
+    TurnMarker.-interrupted { color: $warning; }
+    TurnMarker.-failed { color: $error; }
+    """
+
+    def __init__(self, event: TurnCompleted) -> None:
+        took = f" · {duration(event.duration_ms)}" if event.duration_ms is not None else ""
+        error = f" · {inert(event.error)}" if event.error else ""
+        super().__init__(
+            Text(f"── turn {event.status}{took}{error} ──"), classes=f"-{event.status}"
+        )
+        self.turn_id = event.turn_id
+        self.status = event.status
+
+
+class ToolLine(Static):
+    """A tool call, web search, image, compaction or unknown item, in one or two lines."""
+
+    DEFAULT_CSS = """
+    ToolLine { margin: 1 0 0 0; padding: 0 1; color: $text-muted; border-left: thick $panel; }
+    ToolLine.-failed { border-left: thick $error; }
+    """
+
+    def __init__(self, item: KnownItem | UnknownItem, status: str) -> None:
+        super().__init__(Text(inert(describe_item(item, status))), classes=f"-{status}")
+        self.item_id = item.id
+
+
+def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
+    if isinstance(item, McpToolCallItem):
+        error = f": {item.error.message}" if item.error else ""
+        return f"tool {item.server}.{item.tool} · {status}{error}"
+    if isinstance(item, DynamicToolCallItem):
+        return f"tool {item.namespace + '.' if item.namespace else ''}{item.tool} · {status}"
+    if isinstance(item, WebSearchItem):
+        return f"web search: {item.query}"
+    if isinstance(item, ImageViewItem):
+        return f"looked at image {item.path}"
+    if isinstance(item, ImageGenerationItem):
+        return f"generated image {item.saved_path or ''} · {status}"
+    if isinstance(item, ContextCompactionItem):
+        return "the conversation history was compacted"
+    if isinstance(item, ReviewModeItem):
+        return (
+            "review started: " if item.type == "enteredReviewMode" else "review: "
+        ) + item.review
+    if isinstance(item, PlanItem):
+        return "plan:\n" + item.text
+    if isinstance(item, UnknownItem):
+        return f"{item.type} (not shown by codex-deck{': ' + item.problem if item.problem else ''})"
+    return f"{item.type} · {status}"
+
+
+class PlanCell(Static):
+    """The agent's plan for the turn, updated in place."""
+
+    DEFAULT_CSS = """
+    PlanCell { margin: 1 0 0 0; padding: 0 1; border-left: thick $accent; }
+    """
+
+    def __init__(self, event: PlanUpdated) -> None:
+        super().__init__()
+        self.turn_id = event.turn_id
+        self.show(event)
+
+    def show(self, event: PlanUpdated) -> None:
+        lines = [f"{PLAN_MARKS.get(status, '·')} {inert(step)}" for step, status in event.steps]
+        if event.explanation:
+            lines.insert(0, inert(event.explanation))
+        self.update(Text("\n".join(["plan", *lines])))

@@ -1,0 +1,66 @@
+"""One line at the bottom: model, provider, cwd, sandbox, approvals, context, state, engine."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+from engine.events import ConversationInfo
+from engine.session import SessionInfo
+from tui.text import clock
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="status")
+        self.engine_state = "starting codex…"
+        self._session: SessionInfo | None = None
+        self._info: ConversationInfo | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._redraw)
+        self._redraw()
+
+    def show(self, session: SessionInfo | None, info: ConversationInfo | None) -> None:
+        self._session = session
+        self._info = info
+        self._redraw()
+
+    def set_engine_state(self, state: str) -> None:
+        self.engine_state = state
+        self._redraw()
+
+    def _redraw(self) -> None:
+        text = Text()
+        session, info = self._session, self._info
+        if info is not None:
+            state = info.state.replace("_", " ")
+            if info.turn_started_at is not None:
+                state += f" {clock(time.time() - info.turn_started_at)}"
+            text.append(state, style="bold")
+            text.append(" · ")
+        if session is not None:
+            model = session.model or "default model"
+            if session.reasoning_effort:
+                model += f" ({session.reasoning_effort})"
+            text.append(model, style="bold")
+            percent = session.context_left_percent
+            if percent is not None:
+                text.append(f" · {percent:.0f}% context left")
+            text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
+            text.append(f" · {session.provider or 'openai'} · {short_path(session.cwd)}")
+            text.append(" · ")
+        text.append(self.engine_state)
+        self.update(text)
+
+
+def short_path(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path

@@ -1,0 +1,217 @@
+"""The live trace of the conversation in view: one row per event, filterable.
+
+Runs of streamed text for one item are one row with a count, so a long answer stays
+readable; the engine's own trace (and its export) keeps every event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from engine.events import (
+    ConversationUpdated,
+    EngineEvent,
+    InteractionRequested,
+    InteractionResolved,
+    ItemCompleted,
+    ItemDelta,
+    ItemStarted,
+    Notice,
+    StopRequested,
+    SubmissionAccepted,
+    TokenUsageUpdated,
+    TurnCompleted,
+    TurnDiff,
+    TurnStarted,
+    UnknownMessage,
+)
+from tui.text import duration, inert
+
+ROWS_KEPT = 4000
+FILTERS = ("all", "items", "interactions", "turns", "notices", "raw")
+
+
+@dataclass
+class Row:
+    event: EngineEvent
+    kind: str
+    label: str
+    took: str = ""
+    count: int = 1
+    item_id: str | None = None
+
+
+def describe(event: EngineEvent) -> Row:
+    """The row for an event: its kind, a short label, and its duration if it has one."""
+    if isinstance(event, ItemDelta):
+        return Row(event, f"delta {event.kind}", inert(event.text[:60]), item_id=event.item_id)
+    if isinstance(event, ItemStarted):
+        return Row(event, "item started", event.item.type, item_id=event.item.id)
+    if isinstance(event, ItemCompleted):
+        took = duration(getattr(event.item, "duration_ms", None))
+        closed = " (closed by the turn)" if event.closed_by_turn else ""
+        label = f"{event.item.type} {event.status}{closed}"
+        return Row(event, "item completed", label, took, item_id=event.item.id)
+    if isinstance(event, TurnStarted):
+        return Row(event, "turn started", f"generation {event.generation}")
+    if isinstance(event, TurnCompleted):
+        return Row(event, "turn completed", event.status, duration(event.duration_ms))
+    if isinstance(event, InteractionRequested):
+        info = event.interaction
+        return Row(event, "asked", f"{info.kind} {info.id}", item_id=info.item_id)
+    if isinstance(event, InteractionResolved):
+        return Row(event, "answered", f"{event.interaction_id} {event.outcome}")
+    if isinstance(event, SubmissionAccepted):
+        return Row(event, f"sent ({event.how})", inert(event.text[:60]))
+    if isinstance(event, StopRequested):
+        return Row(event, "stop", event.outcome.replace("_", " "))
+    if isinstance(event, Notice):
+        return Row(event, f"notice {event.level}", inert(event.text.split("\n")[0][:80]))
+    if isinstance(event, TokenUsageUpdated):
+        return Row(event, "tokens", f"{event.usage.total.total_tokens:,} total")
+    if isinstance(event, ConversationUpdated):
+        return Row(event, "state", event.info.state)
+    if isinstance(event, TurnDiff):
+        return Row(event, "diff", f"{event.diff.count(chr(10))} lines")
+    if isinstance(event, UnknownMessage):
+        return Row(event, "raw", event.method + (f" ({event.problem})" if event.problem else ""))
+    return Row(event, type(event).__name__, "")
+
+
+def matches(row: Row, kind_filter: str) -> bool:
+    kind = row.kind
+    if kind_filter == "all":
+        return True
+    if kind_filter == "items":
+        return kind.startswith(("item", "delta"))
+    if kind_filter == "interactions":
+        return kind in ("asked", "answered")
+    if kind_filter == "turns":
+        return kind.startswith(("turn", "sent", "stop"))
+    if kind_filter == "notices":
+        return kind.startswith("notice")
+    return kind == "raw"
+
+
+class TracePane(Vertical):
+    """Enter jumps to the event's item in the transcript; r shows the raw event."""
+
+    BINDINGS = [
+        Binding("f", "next_filter", "Filter", id="trace.filter"),
+        Binding("r", "raw", "Raw", id="trace.raw"),
+        Binding("e", "export", "Export", id="trace.export"),
+    ]
+
+    DEFAULT_CSS = """
+    TracePane { width: 45%; border-left: tall $panel; background: $surface; }
+    TracePane .trace-title { background: $panel; padding: 0 1; }
+    TracePane DataTable { height: 1fr; }
+    """
+
+    @dataclass
+    class Jump(Message):
+        """Show this item in the transcript."""
+
+        item_id: str
+
+    @dataclass
+    class ShowRaw(Message):
+        event: EngineEvent
+
+    class Export(Message):
+        """Write the conversation's trace to a file."""
+
+    def __init__(self) -> None:
+        super().__init__(id="trace")
+        self._rows: dict[str, deque[Row]] = {}
+        self._shown: str | None = None
+        self._filter = "all"
+        self._keys: dict[str, Row] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("trace · all", classes="trace-title")
+        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
+        for column, width in (("time", 8), ("kind", 20), ("label", None), ("took", 8)):
+            table.add_column(column, key=column, width=width)
+        yield table
+
+    def add(self, events: list[EngineEvent]) -> None:
+        """Record events (of any conversation); show the ones of the conversation in view."""
+        table = self.query_one(DataTable)
+        for event in events:
+            if event.conversation_id is None:
+                continue
+            rows = self._rows.setdefault(event.conversation_id, deque(maxlen=ROWS_KEPT))
+            row = describe(event)
+            last = rows[-1] if rows else None
+            if (
+                isinstance(event, ItemDelta)
+                and last is not None
+                and last.kind == row.kind
+                and last.item_id == row.item_id
+            ):
+                last.count += 1
+                if event.conversation_id == self._shown and matches(last, self._filter):
+                    key = str(last.event.seq)
+                    if key in self._keys:
+                        table.update_cell(key, "label", f"×{last.count}")
+                continue
+            rows.append(row)
+            if event.conversation_id == self._shown and matches(row, self._filter):
+                self._add_row(table, row)
+
+    def show(self, conversation_id: str) -> None:
+        self._shown = conversation_id
+        self._redraw()
+
+    def _redraw(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self._keys.clear()
+        for row in self._rows.get(self._shown or "", ()):
+            if matches(row, self._filter):
+                self._add_row(table, row)
+        title = f"trace · {self._filter}   (f filter, r raw, e export, enter jump)"
+        self.query_one(".trace-title", Static).update(title)
+
+    def _add_row(self, table: DataTable[str], row: Row) -> None:
+        key = str(row.event.seq)
+        stamp = time.strftime("%H:%M:%S", time.localtime(row.event.at))
+        label = f"×{row.count}" if row.count > 1 else row.label
+        table.add_row(stamp, row.kind, label, row.took, key=key)
+        self._keys[key] = row
+        if table.cursor_row >= table.row_count - 2:
+            table.move_cursor(row=table.row_count - 1, animate=False)
+
+    def action_next_filter(self) -> None:
+        self._filter = FILTERS[(FILTERS.index(self._filter) + 1) % len(FILTERS)]
+        self._redraw()
+
+    def _selected(self) -> Row | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._keys.get(key or "")
+
+    def action_raw(self) -> None:
+        row = self._selected()
+        if row is not None:
+            self.post_message(self.ShowRaw(row.event))
+
+    def action_export(self) -> None:
+        self.post_message(self.Export())
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        row = self._keys.get(event.row_key.value or "")
+        if row is not None and row.item_id is not None:
+            self.post_message(self.Jump(row.item_id))
