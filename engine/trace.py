@@ -6,16 +6,13 @@ puts one `TraceGap` where events were dropped, saying how many.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
-
-from pydantic import BaseModel
 
 from engine.events import EngineEvent, Stamp, TraceGap
+from engine.recording import event_to_json
 
 REDACTED = "[redacted]"
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")
@@ -77,23 +74,6 @@ class ConversationTrace:
         return sorted(events, key=lambda event: event.seq)
 
 
-def to_json(event: EngineEvent) -> dict[str, Any]:
-    """An event as a JSON object, with its type name."""
-    return {"type": type(event).__name__, **_plain(event)}
-
-
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    return value
-
-
 class Redactor:
     """Replaces known secrets, and anything shaped like an API key, with [redacted]."""
 
@@ -107,4 +87,4 @@ class Redactor:
 
 
 def jsonl(events: Iterable[EngineEvent], redact: Redactor) -> str:
-    return "".join(redact(json.dumps(to_json(e), ensure_ascii=False)) + "\n" for e in events)
+    return "".join(redact(json.dumps(event_to_json(e), ensure_ascii=False)) + "\n" for e in events)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+
+from engine.scripted_model import ScriptedModel, run_scripted_model
 
 
 @pytest.fixture
@@ -23,3 +26,23 @@ def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     config = tmp_path / "codex-deck-config.toml"
     monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
     return config
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def codex_home(tmp_path: Path) -> Path:
+    path = tmp_path / "codex-home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+async def scripted_model() -> AsyncIterator[ScriptedModel]:
+    async with run_scripted_model() as model:
+        yield model

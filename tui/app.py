@@ -9,6 +9,7 @@ from functools import partial
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled
 
@@ -19,6 +20,9 @@ from tui.backend import OpenBackend
 from tui.notify import alert
 from tui.screens.help import HelpScreen
 from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
+from tui.widgets.approval import ApprovalCard
+from tui.widgets.command import CommandCell
+from tui.widgets.trace_pane import TracePane
 
 
 class CodexDeckApp(App[None]):
@@ -70,6 +74,7 @@ class CodexDeckApp(App[None]):
         try:
             async with self._open_backend() as backend:
                 events = backend.events()
+                await self.main.mounted.wait()
                 await self.main.backend_ready(backend)
                 while True:
                     try:
@@ -78,6 +83,7 @@ class CodexDeckApp(App[None]):
                         break
                     self.main.post_message(EngineBatch(batch))
         except CodexDeckError as error:
+            await self.main.mounted.wait()
             self.main.backend_failed(str(error))
 
     @on(AttentionNeeded)
@@ -86,8 +92,10 @@ class CodexDeckApp(App[None]):
 
     def action_help(self) -> None:
         keys = []
-        for screen in (self, *self.screen_stack):
-            for binding in screen.BINDINGS:
+        owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
+        owners += [ApprovalCard, CommandCell, TracePane]
+        for owner in owners:
+            for binding in owner.BINDINGS:
                 if isinstance(binding, Binding) and binding.id:
                     key = self.settings.ui.keys.get(binding.id, binding.key)
                     keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))

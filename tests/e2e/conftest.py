@@ -33,7 +33,7 @@ from engine.protocol import (
     decline,
 )
 from engine.rpc import RequestId
-from engine.scripted_model import ScriptedModel, run_scripted_model
+from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.e2e.eventlog import EventLog, recording
 
@@ -128,26 +128,6 @@ async def open_codex(model: ScriptedModel, home: Path, workspace: Path) -> Async
     launch = launch_for(settings, find_codex(None).path, workspace)
     async with spawn_app_server(launch) as server:
         yield Codex(server, model, settings, workspace)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    path = tmp_path / "workspace"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def codex_home(tmp_path: Path) -> Path:
-    path = tmp_path / "codex-home"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-async def scripted_model() -> AsyncIterator[ScriptedModel]:
-    async with run_scripted_model() as model:
-        yield model
 
 
 @pytest.fixture

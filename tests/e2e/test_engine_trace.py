@@ -57,7 +57,7 @@ async def test_a_rich_turn_is_traced_in_order(
     reasoning = "".join(
         e.text for e in trace if isinstance(e, ItemDelta) and e.kind == "reasoning_summary"
     )
-    assert reasoning.startswith("First I record the date")
+    assert reasoning.startswith("First I write a greeting")
     completed = [e.item for e in trace if isinstance(e, ItemCompleted)]
     assert any(isinstance(i, CommandExecutionItem) and i.status == "completed" for i in completed)
     assert any(isinstance(i, FileChangeItem) and i.status == "completed" for i in completed)

@@ -47,9 +47,10 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._table("command", commands))
 
     def _table(self, title: str, rows: list[tuple[str, str]]) -> Table:
-        table = Table(box=None, expand=True, show_edge=False, padding=(0, 2))
-        table.add_column(title, style="bold", no_wrap=True)
+        table = Table(box=None, show_edge=False, padding=(0, 2, 0, 0), title_justify="left")
+        table.add_column(title, style="bold", no_wrap=True, min_width=24)
         table.add_column("does")
         for key, description in rows:
-            table.add_row(key, description)
+            table.add_row(Text(key), Text(description))
+        table.add_row("", "")
         return table

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -78,6 +79,8 @@ class MainScreen(Screen[None]):
         self._demo_tour = demo_tour
         self._infos: dict[str, ConversationInfo] = {}
         self._queued: dict[str, list[tuple[str, str]]] = {}
+        self.mounted = anyio.Event()
+        """Set once the screen's widgets exist (the engine may be ready before they are)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
@@ -96,6 +99,7 @@ class MainScreen(Screen[None]):
         self.query_one(TracePane).display = False
         self.query_one(Composer).focus()
         self._refresh_queue()
+        self.mounted.set()
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
@@ -139,7 +143,8 @@ class MainScreen(Screen[None]):
                 queue = self._queued.get(event.conversation_id or "", [])
                 queue[:] = [q for q in queue if q[0] != event.submission_id]
             if isinstance(event, Notice) and event.conversation_id is None:
-                self.notify(event.text, severity="error" if event.level == "error" else "warning")
+                if event.level == "error":
+                    self.notify(event.text, severity="error", markup=False)
                 if self.current is not None:
                     by_conversation.setdefault(self.current, []).append(event)
             elif event.conversation_id is not None:
@@ -274,7 +279,7 @@ class MainScreen(Screen[None]):
             Path.cwd() / f"codex-deck-trace-{self.current}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
         )
         count = await self.backend.export_trace(self.current, path)
-        self.notify(f"Wrote {count} events to {path} (secrets redacted).")
+        self.notify(f"Wrote {count} events to {path} (secrets redacted).", markup=False)
 
     @work(group="send")
     async def action_new_conversation(self) -> None:

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.events import EngineEvent
-from engine.trace import to_json
+from engine.recording import event_to_json
 
 
 class RawEventScreen(ModalScreen[None]):
@@ -30,7 +30,7 @@ class RawEventScreen(ModalScreen[None]):
 
     def __init__(self, event: EngineEvent) -> None:
         super().__init__()
-        self._json = json.dumps(to_json(event), indent=2, ensure_ascii=False)
+        self._json = json.dumps(event_to_json(event), indent=2, ensure_ascii=False)
 
     def compose(self) -> ComposeResult:
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"

@@ -63,6 +63,7 @@ class ApprovalCard(Vertical, can_focus=True):
         super().__init__()
         self.info = info
         self.resolved = False
+        self._resolution = ""
 
     def compose(self) -> ComposeResult:
         info = self.info
@@ -94,7 +95,7 @@ class ApprovalCard(Vertical, can_focus=True):
                 yield Static(Text(f"  • {inert(option.label)} — {inert(option.description)}"))
         if info.permissions:
             yield Static(Text(inert(str(info.permissions))), classes="approval-label")
-        yield Static(self._keys(), classes="approval-keys", markup=False)
+        yield Static(self._resolution or self._keys(), classes="approval-keys", markup=False)
 
     def _keys(self) -> str:
         if self.info.kind in ("command", "file_change"):
@@ -117,5 +118,7 @@ class ApprovalCard(Vertical, can_focus=True):
     def resolve(self, detail: str) -> None:
         """Show how it ended (answered, declined, expired …); keys no longer answer it."""
         self.resolved = True
+        self._resolution = detail
         self.add_class("-resolved")
-        self.query_one(".approval-keys", Static).update(detail)
+        if self.is_mounted:
+            self.query_one(".approval-keys", Static).update(detail)

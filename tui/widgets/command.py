@@ -47,7 +47,7 @@ class CommandCell(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("$ " + inert(shown_command(self._item.command))), classes="command-line")
-        yield Static(classes="command-meta")
+        yield Static(classes="command-meta", markup=False)
         yield Static(classes="command-output", markup=False)
         yield Static(classes="command-more", markup=False)
 

@@ -117,6 +117,9 @@ class Composer(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         completion = self.completion
+        typed_whole_name = any(self.text == f"/{usage.name}" for usage in COMMANDS)
+        if key == "enter" and typed_whole_name:
+            completion.show([])
         if completion.is_open and key in ("up", "down", "tab", "enter", "escape"):
             self._stop(event)
             if key == "escape":

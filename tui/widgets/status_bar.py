@@ -46,7 +46,9 @@ class StatusBar(Static):
                 state += f" {clock(time.time() - info.turn_started_at)}"
             text.append(state, style="bold")
             text.append(" · ")
+        text.append(self.engine_state)
         if session is not None:
+            text.append(" · ")
             model = session.model or "default model"
             if session.reasoning_effort:
                 model += f" ({session.reasoning_effort})"
@@ -56,8 +58,6 @@ class StatusBar(Static):
                 text.append(f" · {percent:.0f}% context left")
             text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             text.append(f" · {session.provider or 'openai'} · {short_path(session.cwd)}")
-            text.append(" · ")
-        text.append(self.engine_state)
         self.update(text)
 
 

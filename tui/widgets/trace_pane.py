@@ -139,7 +139,7 @@ class TracePane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("trace · all", classes="trace-title")
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
-        for column, width in (("time", 8), ("kind", 20), ("label", None), ("took", 8)):
+        for column, width in (("time", 8), ("kind", 18), ("label", 26), ("took", 7)):
             table.add_column(column, key=column, width=width)
         yield table
 

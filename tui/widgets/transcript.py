@@ -74,8 +74,13 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def on_mount(self) -> None:
         if self._welcome:
-            self.mount(Static(self._welcome, classes="welcome"))
+            self.mount(Static(self._welcome, classes="welcome", markup=False))
         self.anchor()
+
+    @property
+    def settled(self) -> bool:
+        """Nothing is waiting to be drawn."""
+        return not self._streaming and not self._flush_scheduled and not self._new
 
     def cell(self, item_id: str) -> Widget | None:
         """The cell showing an item, if there is one."""

@@ -1,0 +1,121 @@
+"""How the app looks, replaying scenes recorded from the real engine (see record_scenes.py).
+
+Each test says what a reviewer should see in its SVG. Update with `--snapshot-update` after a
+deliberate change, and look at the new SVGs before committing them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from engine.settings import Settings, UiSettings
+from tui.app import CodexDeckApp
+from tui.replay import read_recording, replay_backend
+from tui.widgets.composer import Composer
+from tui.widgets.transcript import Transcript
+
+RECORDINGS = Path(__file__).with_name("recordings")
+TOUR = "Try typing: show markdown · run a command · approval · create a file"
+Compare = Callable[..., bool]
+
+
+@pytest.fixture(autouse=True)
+def utc() -> Iterator[None]:
+    """Trace times are shown in local time; snapshots use UTC."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if before is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+
+
+def app_for(scene: str, theme: str = "codex-deck-dark") -> CodexDeckApp:
+    settings = Settings(ui=UiSettings(theme=theme))
+    events = read_recording(RECORDINGS / f"{scene}.jsonl")
+    return CodexDeckApp(settings, replay_backend(events), welcome="", demo_tour=TOUR)
+
+
+async def settled(pilot: Pilot[None]) -> None:
+    """Wait until the replay is drawn; no blinking cursor in the picture."""
+    app = pilot.app
+    assert isinstance(app, CodexDeckApp)
+    await app.workers.wait_for_complete()
+    app.main.query_one(Composer).cursor_blink = False
+    for _ in range(200):
+        await pilot.pause()
+        transcripts = app.main.query(Transcript)
+        if transcripts and all(t.settled for t in transcripts):
+            return
+    raise AssertionError("the replay was not drawn")
+
+
+def test_empty_start(snap_compare: Compare) -> None:
+    """One idle conversation in the list, the demo tour in the transcript, an empty
+    composer with its border, the status bar (idle · replay …) and the footer keys."""
+    assert snap_compare(app_for("empty"), terminal_size=(120, 36), run_before=settled)
+
+
+def test_streaming_answer(snap_compare: Compare) -> None:
+    """Mid-answer: the user's message, the collapsed reasoning line, the first part of the
+    Markdown answer (heading, bullet list) and the conversation shown as running."""
+    assert snap_compare(app_for("streaming"), terminal_size=(120, 36), run_before=settled)
+
+
+def test_command_cell_expanded(snap_compare: Compare) -> None:
+    """`seq 1 40` run by the agent, its output expanded with ctrl+o: all forty numbers under
+    the `$ seq 1 40` line, then the agent's answer and the turn marker."""
+    assert snap_compare(
+        app_for("forty_lines"), press=["ctrl+o"], terminal_size=(120, 60), run_before=settled
+    )
+
+
+def test_file_diff_and_answered_approval(snap_compare: Compare) -> None:
+    """The rich turn: an approval card marked accepted, the command, `notes.md (new file)`
+    with three green `+` lines, the final answer and `turn completed · 1.2 s`."""
+    assert snap_compare(app_for("everything"), terminal_size=(120, 50), run_before=settled)
+
+
+def test_pending_approval(snap_compare: Compare) -> None:
+    """A command waiting for approval: the card has the focus (accent border) with the full
+    command, cwd, reason and the y/a/n/c keys; the list shows NEEDS ATTENTION with [1]."""
+    assert snap_compare(app_for("approval"), terminal_size=(120, 40), run_before=settled)
+
+
+def test_trace_pane(snap_compare: Compare) -> None:
+    """ctrl+t opens the trace beside the transcript: one row per event with time (UTC),
+    kind, label and duration; runs of deltas folded into one row with a ×count."""
+    assert snap_compare(
+        app_for("everything"), press=["ctrl+t"], terminal_size=(140, 45), run_before=settled
+    )
+
+
+def test_help_screen(snap_compare: Compare) -> None:
+    """F1 over the main screen: the keys with their binding ids, the composer keys, and
+    every slash command with its usage."""
+    assert snap_compare(app_for("empty"), press=["f1"], terminal_size=(120, 50), run_before=settled)
+
+
+def test_light_theme(snap_compare: Compare) -> None:
+    """The rich turn in the light theme: dark text on a light background, readable diff
+    colours, the accepted approval and the answer."""
+    assert snap_compare(
+        app_for("everything", theme="codex-deck-light"),
+        terminal_size=(120, 50),
+        run_before=settled,
+    )
+
+
+def test_80_by_24(snap_compare: Compare) -> None:
+    """A narrow terminal: the conversation list steps aside, the transcript (end of the
+    Markdown answer and the turn marker), the composer, status bar and footer all fit."""
+    assert snap_compare(app_for("markdown"), terminal_size=(80, 24), run_before=settled)

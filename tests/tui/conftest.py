@@ -1,0 +1,68 @@
+"""The app on the real engine (real codex binary, scripted model), driven with Pilot."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from textual.pilot import Pilot
+
+from engine.engine import Engine
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from tui.app import CodexDeckApp
+from tui.backend import Backend
+from tui.screens.main import MainScreen
+from tui.widgets.transcript import Transcript
+
+DEADLINE_SECONDS = 30
+Deck = Callable[..., AbstractAsyncContextManager[tuple[CodexDeckApp, Pilot[None]]]]
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], object], what: str) -> None:
+    """Let the app run until `condition()` holds (failing after a deadline)."""
+    try:
+        with anyio.fail_after(DEADLINE_SECONDS):
+            while not condition():
+                await pilot.pause(0.02)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting until {what}") from None
+
+
+def transcript(app: CodexDeckApp) -> Transcript:
+    main = app.main
+    assert main.current is not None
+    found = main.query_one(f"#transcript-{main.current}", Transcript)
+    return found
+
+
+@pytest.fixture
+def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> Deck:
+    """Open the app on the real engine; yields it with its pilot once the engine is up."""
+
+    @asynccontextmanager
+    async def open_deck(
+        size: tuple[int, int] = (120, 36), settings: Settings | None = None
+    ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
+        offline = offline_settings(settings or Settings(), scripted_model, codex_home)
+
+        @asynccontextmanager
+        async def open_engine() -> AsyncIterator[Backend]:
+            async with Engine.open(offline, cwd=workspace) as engine:
+                yield engine
+
+        app = CodexDeckApp(offline, open_engine, welcome="welcome", demo_tour="tour")
+        async with app.run_test(size=size) as pilot:
+            await until(pilot, lambda: ready(app.main), "the engine is up")
+            yield app, pilot
+            await app.action_quit()
+
+    return open_deck
+
+
+def ready(main: MainScreen) -> bool:
+    return main.backend is not None and main.current is not None

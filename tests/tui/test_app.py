@@ -1,0 +1,196 @@
+"""Pilot tests of the app on the real engine: send, stream, steer, queue, stop, reset, switch,
+expand a command's output, the trace pane, approvals by key, text that is not accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.scripted_model import ScriptedModel
+from tests.tui.conftest import Deck, transcript, until
+from tui.app import CodexDeckApp
+from tui.widgets.approval import ApprovalCard
+from tui.widgets.command import CommandCell
+from tui.widgets.composer import CommandCompletion, Composer
+from tui.widgets.conversation_list import ConversationList
+from tui.widgets.message import AgentMessage, UserMessage
+from tui.widgets.notes import NoticeLine, TurnMarker
+from tui.widgets.trace_pane import TracePane
+
+pytestmark = pytest.mark.anyio
+
+
+def turn_markers(app: CodexDeckApp) -> list[TurnMarker]:
+    return list(transcript(app).query(TurnMarker))
+
+
+def notices(app: CodexDeckApp) -> list[str]:
+    return [notice.text for notice in transcript(app).query(NoticeLine)]
+
+
+async def type_and_send(app: CodexDeckApp, pilot: object, text: str, key: str = "enter") -> None:
+    composer = app.main.query_one(Composer)
+    composer.text = text
+    await pilot.press(key)  # type: ignore[attr-defined]
+
+
+async def test_send_streams_markdown_and_clears_the_composer(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await pilot.press(*"show markdown")
+        await pilot.press("enter")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await until(pilot, lambda: transcript(app).settled, "the answer is drawn")
+        [answer] = transcript(app).query(AgentMessage)
+        assert answer.text.startswith("## Streaming Markdown")
+        assert "That is all of it." in answer.text
+        assert [m.text for m in transcript(app).query(UserMessage)] == ["show markdown"]
+        assert app.main.query_one(Composer).text == ""
+        assert turn_markers(app)[0].status == "completed"
+
+
+async def test_steer_goes_into_the_running_turn(deck: Deck, scripted_model: ScriptedModel) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "take your time")
+        await until(pilot, lambda: scripted_model.holding, "the model holds the answer")
+        await type_and_send(app, pilot, "change course")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        users = list(transcript(app).query(UserMessage))
+        assert [(u.text, u.has_class("-steered")) for u in users] == [
+            ("take your time", False),
+            ("change course", True),
+        ]
+        assert len(turn_markers(app)) == 1
+
+
+async def test_tab_queues_and_the_queue_runs_in_order(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "take your time")
+        await until(pilot, lambda: scripted_model.holding, "the model holds the answer")
+        await type_and_send(app, pilot, "count for me", key="tab")
+        strip = app.main.query_one("#queue")
+        await until(pilot, lambda: strip.display, "the queue shows")
+        assert "queued 1: count for me" in str(strip.render())
+        scripted_model.release()
+        await until(pilot, lambda: len(turn_markers(app)) == 2, "both turns end")
+        users = [u.text for u in transcript(app).query(UserMessage)]
+        assert users == ["take your time", "count for me"]
+        await until(pilot, lambda: not strip.display, "the queue empties")
+
+
+async def test_escape_stops_the_running_turn(deck: Deck, scripted_model: ScriptedModel) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "take your time")
+        await until(pilot, lambda: scripted_model.holding, "the model holds the answer")
+        await pilot.press("escape")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        assert turn_markers(app)[0].status == "interrupted"
+        await until(pilot, lambda: "Stopped." in notices(app), "the stop is reported")
+
+
+async def test_reset_from_the_composer(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await type_and_send(app, pilot, "/reset")
+        await until(
+            pilot,
+            lambda: any(n.startswith("New thread (generation 1)") for n in notices(app)),
+            "the reset is reported",
+        )
+        assert app.main.query_one(Composer).text == ""
+
+
+async def test_new_conversations_and_switching_between_them(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        first = app.main.current
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the first turn ends")
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: app.main.current != first, "a new conversation shows")
+        second = app.main.current
+        assert list(transcript(app).query(UserMessage)) == []
+        await type_and_send(app, pilot, "count for me")
+        await until(pilot, lambda: turn_markers(app), "the second turn ends")
+        assert len(app.main.query_one(ConversationList).listed()) == 2
+        await pilot.press("ctrl+up")
+        assert app.main.current == first
+        assert [m.text for m in transcript(app).query(UserMessage)] == ["show markdown"]
+        await pilot.press("ctrl+down")
+        assert app.main.current == second
+
+
+async def test_a_command_output_is_folded_and_expands(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "print forty lines")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        [cell] = transcript(app).query(CommandCell)
+        # A login shell may print its own warnings first; the command's lines come last.
+        lines = cell.output.rstrip("\n").split("\n")
+        assert lines[-40:] == [str(n) for n in range(1, 41)]
+        shown = str(cell.query_one(".command-output").render())
+        assert shown.split() == ["37", "38", "39", "40"]
+        hidden = len(lines) - 4
+        assert f"{hidden} more line(s)" in str(cell.query_one(".command-more").render())
+        await pilot.press("ctrl+o")
+        shown = str(cell.query_one(".command-output").render())
+        assert shown.split("\n")[-40:] == [str(n) for n in range(1, 41)]
+        await pilot.press("ctrl+o")
+        assert str(cell.query_one(".command-output").render()).split() == ["37", "38", "39", "40"]
+
+
+async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        trace = app.main.query_one(TracePane)
+        assert not trace.display
+        await pilot.press("ctrl+t")
+        assert trace.display
+        table = trace.query_one("DataTable")
+        kinds = [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
+        assert {"sent (started)", "turn started", "delta agent_message", "turn completed"} <= set(
+            kinds
+        )
+        await pilot.press("ctrl+t")
+        assert not trace.display
+
+
+async def test_an_approval_is_answered_with_a_key(deck: Deck, workspace: Path) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "approval")
+        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+        card = transcript(app).query_one(ApprovalCard)
+        await until(pilot, lambda: card.has_focus, "the card has the focus")
+        await pilot.press("y")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        assert card.resolved
+        assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+
+
+async def test_text_that_is_not_accepted_stays_with_the_reason(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        await type_and_send(app, pilot, "/frobnicate")
+        note = app.main.query_one("#composer-note")
+        await until(pilot, lambda: note.display, "the reason shows")
+        assert "unknown command /frobnicate" in str(note.render())
+        assert composer.text == "/frobnicate"
+        long_text = "x" * (64 * 1024 + 10)
+        await type_and_send(app, pilot, long_text)
+        await until(pilot, lambda: "the limit is 64 KiB" in str(note.render()), "the reason")
+        assert composer.text == long_text
+
+
+async def test_slash_opens_completion_with_usage(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await pilot.press("/", "r")
+        completion = app.main.query_one(CommandCompletion)
+        assert completion.is_open
+        names = [completion.get_option_at_index(n).id for n in range(completion.option_count)]
+        assert names == ["reset", "rename", "respond"]
+        await pilot.press("tab")
+        assert app.main.query_one(Composer).text == "/reset "
+        assert not completion.is_open
