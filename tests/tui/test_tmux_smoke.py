@@ -19,7 +19,6 @@ COMMAND = Path(sys.executable).parent / "codex-deck"
 DEADLINE_SECONDS = 60
 
 
-
 class Terminal:
     """A tmux session whose output is piped to a FIFO, so waiting wakes when the screen changes."""
 
@@ -88,8 +87,10 @@ def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: 
     assert "› show markdown" in screen
     terminal.type("C-q")
     terminal.wait_until(
-        lambda: terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
-        .strip()
-        .startswith("bash"),
+        lambda: (
+            terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
+            .strip()
+            .startswith("bash")
+        ),
         "codex-deck to exit",
     )

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from engine.events import InteractionInfo
+from tui.entries import ApprovalEntry
 from tui.text import inert
 from tui.widgets.diff import render_change
 
@@ -59,11 +59,10 @@ class ApprovalCard(Vertical, can_focus=True):
         def control(self) -> ApprovalCard:
             return self.card
 
-    def __init__(self, info: InteractionInfo) -> None:
+    def __init__(self, entry: ApprovalEntry) -> None:
         super().__init__()
-        self.info = info
-        self.resolved = False
-        self._resolution = ""
+        self.entry = entry
+        self.info = entry.info
 
     def compose(self) -> ComposeResult:
         info = self.info
@@ -95,7 +94,8 @@ class ApprovalCard(Vertical, can_focus=True):
                 yield Static(Text(f"  • {inert(option.label)} — {inert(option.description)}"))
         if info.permissions:
             yield Static(Text(inert(str(info.permissions))), classes="approval-label")
-        yield Static(self._resolution or self._keys(), classes="approval-keys", markup=False)
+        yield Static(self.entry.resolution or self._keys(), classes="approval-keys", markup=False)
+        self.set_class(self.resolved, "-resolved")
 
     def _keys(self) -> str:
         if self.info.kind in ("command", "file_change"):
@@ -115,10 +115,11 @@ class ApprovalCard(Vertical, can_focus=True):
         line = f"/{answer} {self.info.id}" + (f" {option}" if option else "")
         self.post_message(self.Answered(self, line))
 
-    def resolve(self, detail: str) -> None:
+    @property
+    def resolved(self) -> bool:
+        return bool(self.entry.resolution)
+
+    def show_resolution(self) -> None:
         """Show how it ended (answered, declined, expired …); keys no longer answer it."""
-        self.resolved = True
-        self._resolution = detail
         self.add_class("-resolved")
-        if self.is_mounted:
-            self.query_one(".approval-keys", Static).update(detail)
+        self.query_one(".approval-keys", Static).update(self.entry.resolution)

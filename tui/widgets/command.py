@@ -9,12 +9,10 @@ from textual.containers import Vertical
 from textual.reactive import var
 from textual.widgets import Static
 
-from engine.protocol import CommandExecutionItem
+from tui.entries import CommandEntry
 from tui.text import duration, inert, last_lines, shown_command
 
 COLLAPSED_LINES = 4
-KEPT_OUTPUT_CHARS = 256 * 1024
-"""Output kept on screen; past it the oldest output is dropped (the engine keeps the item)."""
 
 
 class CommandCell(Vertical, can_focus=True):
@@ -36,17 +34,14 @@ class CommandCell(Vertical, can_focus=True):
     expanded: var[bool] = var(False, toggle_class="-expanded")
     """True when all of the output is shown."""
 
-    def __init__(self, item: CommandExecutionItem) -> None:
+    def __init__(self, entry: CommandEntry) -> None:
         super().__init__()
-        self.item_id = item.id
-        self._item = item
-        self._output = ""
-        self._pending: list[str] = []
-        self._trimmed = False
-        self._status = item.status
+        self.entry = entry
+        self._dirty = False
 
     def compose(self) -> ComposeResult:
-        yield Static(Text("$ " + inert(shown_command(self._item.command))), classes="command-line")
+        command = Text("$ " + inert(shown_command(self.entry.item.command)))
+        yield Static(command, classes="command-line")
         yield Static(classes="command-meta", markup=False)
         yield Static(classes="command-output", markup=False)
         yield Static(classes="command-more", markup=False)
@@ -56,39 +51,23 @@ class CommandCell(Vertical, can_focus=True):
 
     @property
     def output(self) -> str:
-        return self._output
+        return self.entry.output
 
     @property
     def dirty(self) -> bool:
-        return bool(self._pending)
+        return self._dirty
 
     def add(self, delta: str) -> None:
-        self._pending.append(delta)
+        self._dirty = True
 
     async def flush(self) -> None:
-        if not self._pending:
-            return
-        self._set_output(self._output + "".join(self._pending))
-        self._pending.clear()
-        self._show()
+        if self._dirty:
+            self._dirty = False
+            self._show()
 
-    async def finish(self, item: CommandExecutionItem | None, status: str) -> None:
-        """The command ended; codex's aggregated output wins over the streamed deltas."""
-        await self.flush()
-        if item is not None:
-            self._item = item
-            if item.aggregated_output is not None:
-                self._set_output(item.aggregated_output)
-        self._status = status
-        self.set_class(status == "failed", "-failed")
-        self.set_class(status == "declined", "-declined")
+    async def finish(self) -> None:
+        self._dirty = False
         self._show()
-
-    def _set_output(self, text: str) -> None:
-        if len(text) > KEPT_OUTPUT_CHARS:
-            text = text[-KEPT_OUTPUT_CHARS:]
-            self._trimmed = True
-        self._output = text
 
     def watch_expanded(self) -> None:
         if self.is_mounted:
@@ -101,26 +80,31 @@ class CommandCell(Vertical, can_focus=True):
         self.action_toggle_output()
 
     def _show(self) -> None:
-        item = self._item
-        parts = [inert(item.cwd), self._status.replace("inProgress", "running")]
+        entry = self.entry
+        item = entry.item
+        self.set_class(entry.status == "failed", "-failed")
+        self.set_class(entry.status == "declined", "-declined")
+        parts = [inert(item.cwd), entry.status.replace("inProgress", "running")]
         if item.exit_code is not None:
             parts.append(f"exit {item.exit_code}")
         if item.duration_ms is not None:
             parts.append(duration(item.duration_ms))
         self.query_one(".command-meta", Static).update(" · ".join(parts))
         output, hidden = (
-            (self._output.rstrip("\n"), 0)
+            (entry.output.rstrip("\n"), 0)
             if self.expanded
-            else last_lines(self._output, COLLAPSED_LINES)
+            else last_lines(entry.output, COLLAPSED_LINES)
         )
-        self.query_one(".command-output", Static).update(inert(output))
-        self.query_one(".command-output", Static).display = bool(output)
+        shown = self.query_one(".command-output", Static)
+        shown.update(inert(output))
+        shown.display = bool(output)
         more = []
         if hidden:
             more.append(f"… {hidden} more line(s) — enter to show all")
-        elif self.expanded and self._output.count("\n") > COLLAPSED_LINES:
+        elif self.expanded and entry.output.count("\n") > COLLAPSED_LINES:
             more.append("enter to collapse")
-        if self._trimmed:
+        if entry.trimmed:
             more.append("(the oldest output was dropped from the screen)")
-        self.query_one(".command-more", Static).update("  ".join(more))
-        self.query_one(".command-more", Static).display = bool(more)
+        note = self.query_one(".command-more", Static)
+        note.update("  ".join(more))
+        note.display = bool(more)

@@ -8,7 +8,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from engine.protocol import FileChange, FileChangeItem
+from engine.protocol import FileChange
+from tui.entries import FileChangeEntry
 from tui.text import inert
 
 KIND_WORDS = {"add": "new file", "delete": "deleted", "update": "changed"}
@@ -35,7 +36,7 @@ def render_change(change: FileChange, dark: bool) -> Syntax:
 
 
 class FileChangeCell(Vertical):
-    """Every file of a patch, with its diff."""
+    """Every file of a patch, with its diff (paths shown relative to the conversation's cwd)."""
 
     DEFAULT_CSS = """
     FileChangeCell { height: auto; margin: 1 0 0 0; padding: 0 1; border-left: thick $secondary; }
@@ -45,11 +46,9 @@ class FileChangeCell(Vertical):
     FileChangeCell .change-status { color: $text-muted; }
     """
 
-    def __init__(self, item: FileChangeItem, root: str = "") -> None:
+    def __init__(self, entry: FileChangeEntry, root: str = "") -> None:
         super().__init__()
-        self.item_id = item.id
-        self._item = item
-        self._status = item.status
+        self.entry = entry
         self._root = root.rstrip("/") + "/" if root else ""
 
     def compose(self) -> ComposeResult:
@@ -57,22 +56,19 @@ class FileChangeCell(Vertical):
 
     def _parts(self) -> list[Static]:
         parts = []
-        for change in self._item.changes:
+        for change in self.entry.item.changes:
             words = KIND_WORDS.get(change.kind.type, change.kind.type)
             moved = f" → {change.kind.move_path}" if change.kind.move_path else ""
             path = change.path.removeprefix(self._root) if self._root else change.path
             title = Text(f"{inert(path)}{inert(moved)} ({words})")
             parts.append(Static(title, classes="change-path"))
             parts.append(Static(render_change(change, self.app.current_theme.dark)))
-        status = self._status.replace("inProgress", "applying")
+        status = self.entry.status.replace("inProgress", "applying")
         parts.append(Static(status, classes="change-status"))
+        self.set_class(self.entry.status == "declined", "-declined")
+        self.set_class(self.entry.status == "failed", "-failed")
         return parts
 
-    async def finish(self, item: FileChangeItem | None, status: str) -> None:
-        if item is not None:
-            self._item = item
-        self._status = status
-        self.set_class(status == "declined", "-declined")
-        self.set_class(status == "failed", "-failed")
+    async def finish(self) -> None:
         await self.remove_children()
         await self.mount_all(self._parts())

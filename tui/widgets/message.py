@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
+from tui.entries import AgentEntry, UserEntry
+from tui.markdown import MarkdownChunk, chunk_ends
 from tui.text import inert
 
 
@@ -22,56 +24,78 @@ class UserMessage(Static):
     UserMessage.-steered { border-left: thick $accent; }
     """
 
-    def __init__(self, text: str, *, steered: bool = False) -> None:
-        label = "steer › " if steered else "› "
-        super().__init__(label + inert(text), markup=False, classes="-steered" if steered else "")
-        self.text = text
+    def __init__(self, entry: UserEntry) -> None:
+        label = "steer › " if entry.steered else "› "
+        classes = "-steered" if entry.steered else ""
+        super().__init__(label + inert(entry.text), markup=False, classes=classes)
+        self.entry = entry
+
+    @property
+    def text(self) -> str:
+        return self.entry.text
 
 
 class AgentMessage(Vertical):
-    """The agent's answer, rendered as Markdown while it streams.
+    """The agent's answer as Markdown, drawn while it streams.
 
-    Deltas are gathered and handed to the Markdown widget at most once per frame (`flush`),
-    never once per token.
+    Streamed text is taken at most once per frame (`flush`). Finished blocks are frozen into
+    chunks drawn once; only the unfinished tail is drawn again, so a long answer costs no
+    more per frame than a short one.
     """
 
     DEFAULT_CSS = """
     AgentMessage { height: auto; margin: 1 0 0 0; }
-    AgentMessage > Markdown { margin: 0; padding: 0 1; }
     """
 
-    def __init__(self, item_id: str) -> None:
+    def __init__(self, entry: AgentEntry) -> None:
         super().__init__()
-        self.item_id = item_id
-        self._pending: list[str] = []
-        self._source: list[str] = []
+        self.entry = entry
+        self._frozen = 0
+        self._dirty = False
+        self._tail = MarkdownChunk("", classes="tail")
 
     def compose(self) -> ComposeResult:
-        yield Markdown()
+        text = self.entry.text
+        for end in chunk_ends(text, 0):
+            yield MarkdownChunk(text[self._frozen : end])
+            self._frozen = end
+        self._tail.text = text[self._frozen :]
+        yield self._tail
 
     @property
     def text(self) -> str:
-        """Everything received so far."""
-        return "".join(self._source) + "".join(self._pending)
+        return self.entry.text
 
     @property
     def dirty(self) -> bool:
-        return bool(self._pending)
+        return self._dirty
 
     def add(self, delta: str) -> None:
-        self._pending.append(delta)
+        self._dirty = True
 
     async def flush(self) -> None:
-        if not self._pending:
+        if not self._dirty:
             return
-        chunk = "".join(self._pending)
-        self._pending.clear()
-        self._source.append(chunk)
-        await self.query_one(Markdown).append(chunk)
+        self._dirty = False
+        text = self.entry.text
+        ends = chunk_ends(text, self._frozen)
+        if ends:
+            chunks = []
+            for end in ends:
+                chunks.append(MarkdownChunk(text[self._frozen : end]))
+                self._frozen = end
+            await self.mount_all(chunks, before=self._tail)
+        self._tail.show(text[self._frozen :])
 
-    async def finish(self, text: str) -> None:
-        """The completed message: what was streamed, or codex's final text if it differs."""
+    async def finish(self) -> None:
+        """The message is complete (codex's final text wins over what was streamed)."""
+        if not self.entry.text.startswith(self._frozen_text()):
+            await self.remove_children()
+            self._frozen = 0
+            self._tail = MarkdownChunk("", classes="tail")
+            await self.mount(self._tail)
+        self._dirty = True
         await self.flush()
-        if text and text != self.text:
-            self._source = [text]
-            await self.query_one(Markdown).update(text)
+
+    def _frozen_text(self) -> str:
+        return "".join(chunk.text for chunk in self.query(MarkdownChunk) if chunk is not self._tail)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.events import NoticeLevel, PlanUpdated, TurnCompleted
 from engine.protocol import (
     ContextCompactionItem,
     DynamicToolCallItem,
@@ -18,6 +17,7 @@ from engine.protocol import (
     UnknownItem,
     WebSearchItem,
 )
+from tui.entries import NoticeEntry, PlanEntry, ToolEntry, TurnEntry
 from tui.text import duration, inert
 
 PLAN_MARKS = {"completed": "✔", "inProgress": "▸", "pending": "·"}
@@ -32,11 +32,12 @@ class NoticeLine(Static):
     NoticeLine.-error { color: $error; text-style: bold; border-left: thick $error; }
     """
 
-    def __init__(self, level: NoticeLevel, text: str) -> None:
+    def __init__(self, entry: NoticeEntry) -> None:
         marks = {"info": "ℹ", "warning": "⚠", "error": "✖"}
-        super().__init__(Text(f"{marks[level]} {inert(text)}"), classes=f"-{level}")
-        self.level = level
-        self.text = text
+        text = Text(f"{marks[entry.level]} {inert(entry.text)}")
+        super().__init__(text, classes=f"-{entry.level}")
+        self.level = entry.level
+        self.text = entry.text
 
 
 class TurnMarker(Static):
@@ -48,7 +49,8 @@ class TurnMarker(Static):
     TurnMarker.-failed { color: $error; }
     """
 
-    def __init__(self, event: TurnCompleted) -> None:
+    def __init__(self, entry: TurnEntry) -> None:
+        event = entry.event
         took = f" · {duration(event.duration_ms)}" if event.duration_ms is not None else ""
         error = f" · {inert(event.error)}" if event.error else ""
         super().__init__(
@@ -66,9 +68,9 @@ class ToolLine(Static):
     ToolLine.-failed { border-left: thick $error; }
     """
 
-    def __init__(self, item: KnownItem | UnknownItem, status: str) -> None:
-        super().__init__(Text(inert(describe_item(item, status))), classes=f"-{status}")
-        self.item_id = item.id
+    def __init__(self, entry: ToolEntry) -> None:
+        text = Text(inert(describe_item(entry.item, entry.status)))
+        super().__init__(text, classes=f"-{entry.status}")
 
 
 def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
@@ -103,12 +105,15 @@ class PlanCell(Static):
     PlanCell { margin: 1 0 0 0; padding: 0 1; border-left: thick $accent; }
     """
 
-    def __init__(self, event: PlanUpdated) -> None:
+    def __init__(self, entry: PlanEntry) -> None:
         super().__init__()
-        self.turn_id = event.turn_id
-        self.show(event)
+        self.entry = entry
 
-    def show(self, event: PlanUpdated) -> None:
+    def on_mount(self) -> None:
+        self.show()
+
+    def show(self) -> None:
+        event = self.entry.event
         lines = [f"{PLAN_MARKS.get(status, '·')} {inert(step)}" for step, status in event.steps]
         if event.explanation:
             lines.insert(0, inert(event.explanation))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import Collapsible, Static
 
+from tui.entries import ReasoningEntry
 from tui.text import inert
 
 
@@ -16,34 +17,33 @@ class Reasoning(Collapsible):
     Reasoning .reasoning-text { color: $text-muted; text-style: italic; }
     """
 
-    def __init__(self, item_id: str) -> None:
+    def __init__(self, entry: ReasoningEntry) -> None:
         self._body = Static("", classes="reasoning-text", markup=False)
         super().__init__(self._body, title="Reasoning", collapsed=True)
-        self.item_id = item_id
-        self._text = ""
-        self._pending: list[str] = []
+        self.entry = entry
+        self._dirty = False
+
+    def on_mount(self) -> None:
+        self._show()
 
     @property
     def dirty(self) -> bool:
-        return bool(self._pending)
+        return self._dirty
 
     def add(self, delta: str) -> None:
-        self._pending.append(delta)
+        self._dirty = True
 
     async def flush(self) -> None:
-        if not self._pending:
-            return
-        self._text += "".join(self._pending)
-        self._pending.clear()
-        self._show()
+        if self._dirty:
+            self._dirty = False
+            self._show()
 
-    async def finish(self, summary: list[str]) -> None:
-        self._pending.clear()
-        if summary:
-            self._text = "\n\n".join(summary)
+    async def finish(self) -> None:
+        self._dirty = False
         self._show()
 
     def _show(self) -> None:
-        first = self._text.strip().split("\n", 1)[0]
+        text = self.entry.text
+        first = text.strip().split("\n", 1)[0]
         self.title = "Reasoning: " + inert(first[:100]) + ("…" if len(first) > 100 else "")
-        self._body.update(inert(self._text))
+        self._body.update(inert(text))

@@ -144,8 +144,13 @@ class TracePane(Vertical):
         yield table
 
     def add(self, events: list[EngineEvent]) -> None:
-        """Record events (of any conversation); show the ones of the conversation in view."""
+        """Record events (of any conversation); show the ones of the conversation in view.
+
+        While the pane is hidden nothing is drawn; showing it draws what was recorded.
+        """
+        visible = self.display
         table = self.query_one(DataTable)
+        touched: dict[str, Row] = {}
         for event in events:
             if event.conversation_id is None:
                 continue
@@ -159,14 +164,19 @@ class TracePane(Vertical):
                 and last.item_id == row.item_id
             ):
                 last.count += 1
-                if event.conversation_id == self._shown and matches(last, self._filter):
-                    key = str(last.event.seq)
-                    if key in self._keys:
-                        table.update_cell(key, "label", f"×{last.count}")
+                touched[str(last.event.seq)] = last
                 continue
             rows.append(row)
-            if event.conversation_id == self._shown and matches(row, self._filter):
+            if visible and event.conversation_id == self._shown and matches(row, self._filter):
                 self._add_row(table, row)
+        if not visible:
+            return
+        for key, row in touched.items():
+            if key in self._keys:
+                table.update_cell(key, "label", f"×{row.count}")
+
+    def on_show(self) -> None:
+        self._redraw()
 
     def show(self, conversation_id: str) -> None:
         self._shown = conversation_id

@@ -1,14 +1,17 @@
-"""One conversation's transcript: a cell per message, command, change, approval and notice.
+"""One conversation's transcript: entries for everything that happened, widgets for the latest.
 
-Engine events arrive in batches; new cells are mounted once per batch, and streamed text is
-handed to its cell at most once per frame. The view follows the stream only while it is
-scrolled to the bottom.
+Engine events update entries (data). Only a window of the latest entries has widgets; older
+ones are dropped from the screen as the conversation grows and come back with ctrl+home (or
+the "earlier items" line). New widgets are mounted once per batch, and streamed text is handed
+to its widget at most once per frame. The view follows the stream only while it is at the
+bottom.
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -28,10 +31,21 @@ from engine.protocol import (
     AgentMessageItem,
     CommandExecutionItem,
     FileChangeItem,
-    KnownItem,
     ReasoningItem,
-    UnknownItem,
     UserMessageItem,
+)
+from tui.entries import (
+    AgentEntry,
+    ApprovalEntry,
+    CommandEntry,
+    Entry,
+    FileChangeEntry,
+    NoticeEntry,
+    PlanEntry,
+    ReasoningEntry,
+    ToolEntry,
+    TurnEntry,
+    UserEntry,
 )
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
@@ -41,6 +55,9 @@ from tui.widgets.notes import NoticeLine, PlanCell, ToolLine, TurnMarker
 from tui.widgets.reasoning import Reasoning
 
 FRAME_SECONDS = 1 / 30
+WINDOW = 300
+"""Entries that have widgets; older ones are kept as data only."""
+EARLIER_STEP = 150
 
 
 class Streaming(Protocol):
@@ -53,9 +70,15 @@ class Streaming(Protocol):
 class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
+    BINDINGS = [
+        Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False)
+    ]
+
     DEFAULT_CSS = """
     Transcript { padding: 0 1 1 1; }
     Transcript > .welcome { color: $text-muted; margin: 1 0 0 0; padding: 0 1; }
+    Transcript > .earlier { color: $text-muted; text-align: center; display: none; }
+    Transcript > .earlier.-shown { display: block; }
     """
 
     def __init__(self, conversation_id: str, welcome: str, cwd: str = "") -> None:
@@ -63,16 +86,19 @@ class Transcript(VerticalScroll, can_focus=False):
         self.conversation_id = conversation_id
         self.cwd = cwd
         self._welcome = welcome
-        self._cells: dict[str, Widget] = {}
-        self._cards: dict[str, ApprovalCard] = {}
-        self._plans: dict[str, PlanCell] = {}
+        self._entries: list[Entry] = []
+        self._by_key: dict[str, Entry] = {}
+        self._plans: dict[str, PlanEntry] = {}
+        self._users_by_turn: set[str] = set()
+        self._window = WINDOW
+        self._first_shown = 0
+        self._changed: list[Entry] = []
         self._streaming: set[Streaming] = set()
         self._flush_scheduled = False
-        self._turn_users: set[str] = set()
-        self._new: list[Widget] = []
-        self._finishing: list[tuple[Widget, ItemCompleted]] = []
+        self._earlier = Static("", classes="earlier", markup=False)
 
     def on_mount(self) -> None:
+        self.mount(self._earlier)
         if self._welcome:
             self.mount(Static(self._welcome, classes="welcome", markup=False))
         self.anchor()
@@ -80,130 +106,225 @@ class Transcript(VerticalScroll, can_focus=False):
     @property
     def settled(self) -> bool:
         """Nothing is waiting to be drawn."""
-        return not self._streaming and not self._flush_scheduled and not self._new
+        return not self._streaming and not self._flush_scheduled
 
-    def cell(self, item_id: str) -> Widget | None:
-        """The cell showing an item, if there is one."""
-        return self._cells.get(item_id)
+    @property
+    def entries(self) -> list[Entry]:
+        return list(self._entries)
 
-    def cells(self) -> list[Widget]:
-        return list(self.children)
+    def cell(self, key: str) -> Widget | None:
+        """The widget showing an item, if it is in the window."""
+        entry = self._by_key.get(key)
+        return entry.widget if entry is not None else None
+
+    def last_command(self) -> CommandCell | None:
+        for entry in reversed(self._entries):
+            if isinstance(entry, CommandEntry) and isinstance(entry.widget, CommandCell):
+                return entry.widget
+        return None
 
     async def apply(self, events: list[EngineEvent]) -> list[ApprovalCard]:
         """Show a batch of events; returns the approval cards it added."""
-        cards: list[ApprovalCard] = []
+        shown_before = len(self._entries)
         for event in events:
-            if isinstance(event, ItemDelta):
-                self._delta(event)
-            elif isinstance(event, ItemStarted):
-                self._started(event)
-            elif isinstance(event, ItemCompleted):
-                self._completed(event)
-            elif isinstance(event, TurnCompleted):
-                self._add(TurnMarker(event))
-            elif isinstance(event, Notice):
-                self._add(NoticeLine(event.level, event.text))
-            elif isinstance(event, InteractionRequested):
-                card = ApprovalCard(event.interaction)
-                self._cards[event.interaction.id] = card
-                self._add(card)
-                cards.append(card)
-            elif isinstance(event, InteractionResolved):
-                resolved = self._cards.get(event.interaction_id)
-                if resolved is not None:
-                    outcome = event.outcome.replace("_", " ")
-                    detail = "" if event.detail == outcome else f" — {event.detail}"
-                    resolved.resolve(outcome + detail)
-            elif isinstance(event, PlanUpdated):
-                plan = self._plans.get(event.turn_id)
-                if plan is None:
-                    self._plans[event.turn_id] = plan = PlanCell(event)
-                    self._add(plan)
-                else:
-                    plan.show(event)
-        if self._new:
-            await self.mount_all(self._new)
-            self._new = []
-        finishing, self._finishing = self._finishing, []
-        for cell, completed in finishing:
-            await self._finish(cell, completed)
+            self._apply(event)
+        await self._show(shown_before)
         self._schedule_flush()
-        return cards
+        return [
+            entry.widget
+            for entry in self._entries[shown_before:]
+            if isinstance(entry.widget, ApprovalCard)
+        ]
 
-    def _add(self, widget: Widget) -> None:
-        self._new.append(widget)
+    def _apply(self, event: EngineEvent) -> None:
+        if isinstance(event, ItemDelta):
+            self._delta(event)
+        elif isinstance(event, ItemStarted):
+            self._started(event)
+        elif isinstance(event, ItemCompleted):
+            self._completed(event)
+        elif isinstance(event, TurnCompleted):
+            self._add(TurnEntry(key=f"turn-{event.turn_id}", event=event))
+        elif isinstance(event, Notice):
+            self._add(NoticeEntry(key=f"notice-{event.seq}", level=event.level, text=event.text))
+        elif isinstance(event, InteractionRequested):
+            info = event.interaction
+            self._add(ApprovalEntry(key=f"interaction-{info.id}", info=info))
+        elif isinstance(event, InteractionResolved):
+            entry = self._by_key.get(f"interaction-{event.interaction_id}")
+            if isinstance(entry, ApprovalEntry):
+                outcome = event.outcome.replace("_", " ")
+                entry.resolution = outcome + (
+                    "" if event.detail == outcome else f" — {event.detail}"
+                )
+                self._changed.append(entry)
+        elif isinstance(event, PlanUpdated):
+            plan = self._plans.get(event.turn_id)
+            if plan is None:
+                self._plans[event.turn_id] = plan = PlanEntry(
+                    key=f"plan-{event.turn_id}", event=event
+                )
+                self._add(plan)
+            else:
+                plan.event = event
+                self._changed.append(plan)
+
+    def _add(self, entry: Entry) -> None:
+        if entry.key not in self._by_key:
+            self._by_key[entry.key] = entry
+            self._entries.append(entry)
 
     def _started(self, event: ItemStarted) -> None:
         item = event.item
         if isinstance(item, UserMessageItem):
-            steered = event.turn_id in self._turn_users
-            self._turn_users.add(event.turn_id)
-            self._remember(item.id, UserMessage(item.text, steered=steered))
+            steered = event.turn_id in self._users_by_turn
+            self._users_by_turn.add(event.turn_id)
+            self._add(UserEntry(key=item.id, text=item.text, steered=steered))
         elif isinstance(item, AgentMessageItem):
-            self._remember(item.id, AgentMessage(item.id))
+            self._add(AgentEntry(key=item.id, text=item.text))
         elif isinstance(item, ReasoningItem):
-            self._remember(item.id, Reasoning(item.id))
+            self._add(ReasoningEntry(key=item.id, text="\n\n".join(item.summary)))
         elif isinstance(item, CommandExecutionItem):
-            self._remember(item.id, CommandCell(item))
+            self._add(CommandEntry(key=item.id, item=item, status=item.status))
         elif isinstance(item, FileChangeItem):
-            self._remember(item.id, FileChangeCell(item, self.cwd))
-
-    def _remember(self, item_id: str, widget: Widget) -> None:
-        if item_id not in self._cells:
-            self._cells[item_id] = widget
-            self._add(widget)
+            self._add(FileChangeEntry(key=item.id, item=item, status=item.status))
 
     def _delta(self, event: ItemDelta) -> None:
-        cell = self._cells.get(event.item_id)
-        if cell is None:
+        entry = self._by_key.get(event.item_id)
+        if entry is None:
             if event.kind == "agent_message":
-                cell = AgentMessage(event.item_id)
+                entry = AgentEntry(key=event.item_id)
             elif event.kind in ("reasoning_summary", "reasoning_text"):
-                cell = Reasoning(event.item_id)
+                entry = ReasoningEntry(key=event.item_id)
             else:
                 return
-            self._remember(event.item_id, cell)
-        if isinstance(cell, AgentMessage | Reasoning | CommandCell):
-            cell.add(event.text)
-            self._streaming.add(cell)
+            self._add(entry)
+        if isinstance(entry, AgentEntry | ReasoningEntry):
+            entry.text += event.text
+        elif isinstance(entry, CommandEntry):
+            entry.add_output(event.text)
+        else:
+            return
+        widget = entry.widget
+        if isinstance(widget, AgentMessage | Reasoning | CommandCell):
+            widget.add(event.text)
+            self._streaming.add(widget)
 
     def _completed(self, event: ItemCompleted) -> None:
         item = event.item
-        cell = self._cells.get(item.id)
-        if cell is None:
-            late = self._late_cell(item, event.status)
-            if late is not None:
-                self._remember(item.id, late)
+        entry = self._by_key.get(item.id)
+        if entry is None:
+            if isinstance(item, UserMessageItem):
+                self._add(UserEntry(key=item.id, text=item.text))
+            elif isinstance(item, AgentMessageItem):
+                self._add(AgentEntry(key=item.id, text=item.text))
+            elif isinstance(item, CommandExecutionItem):
+                entry = CommandEntry(key=item.id, item=item, status=event.status)
+                entry.set_output(item.aggregated_output or "")
+                self._add(entry)
+            elif isinstance(item, FileChangeItem):
+                self._add(FileChangeEntry(key=item.id, item=item, status=event.status))
+            elif not isinstance(item, ReasoningItem):
+                self._add(ToolEntry(key=item.id, item=item, status=event.status))
             return
-        self._finishing.append((cell, event))
+        if isinstance(entry, AgentEntry) and isinstance(item, AgentMessageItem) and item.text:
+            entry.text = item.text
+        elif isinstance(entry, ReasoningEntry) and isinstance(item, ReasoningItem) and item.summary:
+            entry.text = "\n\n".join(item.summary)
+        elif isinstance(entry, CommandEntry):
+            if isinstance(item, CommandExecutionItem):
+                entry.item = item
+                if item.aggregated_output is not None:
+                    entry.set_output(item.aggregated_output)
+            entry.status = event.status
+        elif isinstance(entry, FileChangeEntry):
+            if isinstance(item, FileChangeItem):
+                entry.item = item
+            entry.status = event.status
+        self._changed.append(entry)
 
-    async def _finish(self, cell: Widget, event: ItemCompleted) -> None:
-        item = event.item
-        if isinstance(cell, AgentMessage):
-            await cell.finish(item.text if isinstance(item, AgentMessageItem) else cell.text)
-        elif isinstance(cell, Reasoning):
-            await cell.finish(item.summary if isinstance(item, ReasoningItem) else [])
-        elif isinstance(cell, CommandCell):
-            command = item if isinstance(item, CommandExecutionItem) else None
-            await cell.finish(command, event.status)
-        elif isinstance(cell, FileChangeCell):
-            change = item if isinstance(item, FileChangeItem) else None
-            await cell.finish(change, event.status)
+    async def _show(self, shown_before: int) -> None:
+        """Give widgets to new entries, update changed ones, and keep the window bounded."""
+        first = max(self._first_shown, len(self._entries) - self._window)
+        if first > self._first_shown:
+            old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
+            for entry in self._entries[self._first_shown : first]:
+                entry.widget = None
+            self._first_shown = first
+            if old:
+                await self.remove_children(old)
+        new = [e for e in self._entries[max(shown_before, first) :] if e.widget is None]
+        if new:
+            await self.mount_all([self._widget(entry) for entry in new])
+        changed, self._changed = self._changed, []
+        for entry in dict.fromkeys(changed):
+            if entry.widget is not None and entry not in new:
+                await self._refresh(entry)
+        self._show_earlier_line()
 
-    def _late_cell(self, item: KnownItem | UnknownItem, status: str) -> Widget | None:
-        """A cell for an item seen only at completion (tools, searches, unknown types)."""
-        if isinstance(item, UserMessageItem | ReasoningItem):
-            return None
-        if isinstance(item, AgentMessageItem):
-            cell = AgentMessage(item.id)
-            cell.add(item.text)
-            self._streaming.add(cell)
-            return cell
-        if isinstance(item, CommandExecutionItem):
-            return CommandCell(item)
-        if isinstance(item, FileChangeItem):
-            return FileChangeCell(item, self.cwd)
-        return ToolLine(item, status)
+    def _widget(self, entry: Entry) -> Widget:
+        widget: Widget
+        if isinstance(entry, UserEntry):
+            widget = UserMessage(entry)
+        elif isinstance(entry, AgentEntry):
+            widget = AgentMessage(entry)
+        elif isinstance(entry, ReasoningEntry):
+            widget = Reasoning(entry)
+        elif isinstance(entry, CommandEntry):
+            widget = CommandCell(entry)
+        elif isinstance(entry, FileChangeEntry):
+            widget = FileChangeCell(entry, self.cwd)
+        elif isinstance(entry, ToolEntry):
+            widget = ToolLine(entry)
+        elif isinstance(entry, NoticeEntry):
+            widget = NoticeLine(entry)
+        elif isinstance(entry, TurnEntry):
+            widget = TurnMarker(entry)
+        elif isinstance(entry, PlanEntry):
+            widget = PlanCell(entry)
+        else:
+            assert isinstance(entry, ApprovalEntry)
+            widget = ApprovalCard(entry)
+        entry.widget = widget
+        return widget
+
+    async def _refresh(self, entry: Entry) -> None:
+        widget = entry.widget
+        if isinstance(widget, AgentMessage | Reasoning | CommandCell | FileChangeCell):
+            self._streaming.discard(widget)
+            await widget.finish()
+        elif isinstance(widget, PlanCell):
+            widget.show()
+        elif isinstance(widget, ApprovalCard):
+            widget.show_resolution()
+
+    def _show_earlier_line(self) -> None:
+        hidden = self._first_shown
+        self._earlier.set_class(bool(hidden), "-shown")
+        if hidden:
+            self._earlier.update(f"▲ {hidden} earlier item(s) — ctrl+home shows more")
+
+    async def action_show_earlier(self) -> None:
+        """Give widgets to up to EARLIER_STEP more of the older entries."""
+        if not self._first_shown:
+            return
+        start = max(0, self._first_shown - EARLIER_STEP)
+        entries = self._entries[start : self._first_shown]
+        self._window += len(entries)
+        self._first_shown = start
+        self.release_anchor()
+        anchor = next((e.widget for e in self._entries[start + len(entries) :] if e.widget), None)
+        widgets = [self._widget(entry) for entry in entries]
+        if anchor is not None:
+            await self.mount_all(widgets, before=anchor)
+        else:
+            await self.mount_all(widgets)
+        self._show_earlier_line()
+        self.scroll_to_widget(widgets[0], animate=False, top=True)
+
+    def on_click(self) -> None:
+        if self._earlier.has_class("-shown") and self._earlier.mouse_hover:
+            self.run_worker(self.action_show_earlier(), exclusive=True)
 
     def _schedule_flush(self) -> None:
         if self._streaming and not self._flush_scheduled:
@@ -213,13 +334,7 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _flush(self) -> None:
         self._flush_scheduled = False
         streaming, self._streaming = self._streaming, set()
-        for cell in streaming:
-            if isinstance(cell, Widget) and cell.is_mounted:
-                await cell.flush()
-            else:
-                self._streaming.add(cell)
+        for widget in streaming:
+            if isinstance(widget, Widget) and widget.is_mounted:
+                await widget.flush()
         self._schedule_flush()
-
-    def last_command(self) -> CommandCell | None:
-        commands = self.query(CommandCell)
-        return commands.last() if commands else None

@@ -1,0 +1,267 @@
+"""TUI figures: start to first paint and to ready, a 20,000-token answer through the UI against
+the engine alone (side by side), the event loop's longest stall while it streams, and the
+app's memory after a 2,000-item conversation.
+
+Run: `.venv/bin/python bench/tui_figures.py`. Prints a table and merges into bench/results.json.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import resource
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from engine.engine import Engine
+from engine.events import (
+    ConversationInfo,
+    ConversationUpdated,
+    EngineEvent,
+    ItemCompleted,
+    ItemStarted,
+    TurnCompleted,
+    TurnStarted,
+)
+from engine.offline import offline_settings
+from engine.protocol import AgentMessageItem, UserMessageItem
+from engine.scripted_model import run_scripted_model
+from engine.settings import Settings
+from tui.app import CodexDeckApp
+from tui.backend import Backend
+from tui.replay import replay_backend
+from tui.widgets.composer import Composer
+from tui.widgets.notes import TurnMarker
+from tui.widgets.transcript import Transcript
+
+COMMAND = Path(sys.executable).parent / "codex-deck"
+RESULTS = Path(__file__).with_name("results.json")
+START_RUNS = 10
+STREAM_RUNS = 5
+CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\)|\x1b.")
+
+
+def figure(values: list[float], unit: str) -> dict[str, Any]:
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "runs": len(values),
+        "unit": unit,
+    }
+
+
+def start_times(config: Path) -> tuple[float, float]:
+    """Seconds from spawning `codex-deck --demo` in a pty to its first paint and to ready."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    env = {**os.environ, "CODEX_DECK_CONFIG": str(config), "TERM": "xterm-256color"}
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(COMMAND), "--demo"], stdin=slave, stdout=slave, stderr=slave, env=env
+    )
+    os.close(slave)
+    screen = b""
+    painted = ready = 0.0
+    deadline = started + 30
+    try:
+        while not ready and time.perf_counter() < deadline:
+            readable, _, _ = select.select([master], [], [], deadline - time.perf_counter())
+            if not readable:
+                break
+            screen += CSI.sub(b"", os.read(master, 1 << 16))
+            if not painted and b"palette" in screen:
+                painted = time.perf_counter() - started
+            if b"offline demo" in screen:
+                ready = time.perf_counter() - started
+    finally:
+        process.terminate()
+        process.wait()
+        os.close(master)
+    assert painted, "codex-deck did not paint"
+    assert ready, "codex-deck did not get ready"
+    return painted, ready
+
+
+async def engine_alone(root: Path) -> float:
+    """Seconds for the engine to receive the whole answer (the floor for the UI)."""
+    async with run_scripted_model() as model:
+        settings = offline_settings(Settings(), model, root / "home")
+        async with Engine.open(settings, cwd=root / "ws") as engine:
+            events = engine.events()
+            conversation = await engine.new_conversation()
+            started = time.perf_counter()
+            await engine.submit(conversation.id, "long answer")
+            async for event in events:
+                if isinstance(event, TurnCompleted):
+                    break
+            return time.perf_counter() - started
+
+
+async def through_ui(root: Path) -> tuple[float, float]:
+    """Seconds until the UI shows the whole answer, and the event loop's longest stall (s)."""
+    async with run_scripted_model() as model:
+        settings = offline_settings(Settings(), model, root / "home")
+
+        @asynccontextmanager
+        async def open_engine() -> AsyncIterator[Backend]:
+            async with Engine.open(settings, cwd=root / "ws") as engine:
+                yield engine
+
+        app = CodexDeckApp(settings, open_engine)
+        async with app.run_test(size=(120, 40)) as pilot:
+            while app.main.current is None:
+                await pilot.pause(0.01)
+            stalls: list[float] = []
+            done = anyio.Event()
+
+            async def watch_the_loop() -> None:
+                while not done.is_set():
+                    before = time.perf_counter()
+                    await anyio.sleep(0.005)
+                    stalls.append(time.perf_counter() - before - 0.005)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(watch_the_loop)
+                composer = app.main.query_one(Composer)
+                started = time.perf_counter()
+                composer.text = "long answer"
+                await pilot.press("enter")
+                transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
+                while not (transcript.query(TurnMarker) and transcript.settled):
+                    await pilot.pause(0.01)
+                took = time.perf_counter() - started
+                done.set()
+            await app.action_quit()
+    return took, max(stalls)
+
+
+def conversation_of(items: int) -> list[EngineEvent]:
+    """A finished conversation of `items` items (a user message and an answer per turn)."""
+    conversation = "bench0000001"
+    events: list[EngineEvent] = []
+
+    def stamp() -> dict[str, Any]:
+        return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation}
+
+    info = ConversationInfo(
+        id=conversation,
+        title="2,000 items",
+        cwd="/home/dev/project",
+        state="idle",
+        thread_id="thread",
+        generation=0,
+        queued=0,
+        pending_interactions=0,
+        archived=False,
+        turn_id=None,
+        turn_started_at=None,
+    )
+    events.append(ConversationUpdated(**stamp(), info=info))
+    paragraph = "Some **bold** words, `code`, and a list:\n\n- one\n- two\n"
+    for turn in range(items // 2):
+        turn_id = f"turn-{turn}"
+        events.append(
+            TurnStarted(**stamp(), turn_id=turn_id, thread_id="t", generation=0, submission_id=None)
+        )
+        user = UserMessageItem(
+            id=f"u{turn}", content=[{"type": "text", "text": f"question {turn}"}]
+        )
+        answer = AgentMessageItem(id=f"a{turn}", text=f"Answer {turn}. {paragraph}")
+        for item in (user, answer):
+            events.append(ItemStarted(**stamp(), turn_id=turn_id, item=item))
+            events.append(ItemCompleted(**stamp(), turn_id=turn_id, item=item, status="completed"))
+        events.append(
+            TurnCompleted(
+                **stamp(), turn_id=turn_id, status="completed", error=None, duration_ms=900
+            )
+        )
+    return events
+
+
+async def memory_after(items: int) -> tuple[float, float]:
+    """RSS (MiB) of the process before the app and after it shows `items` items."""
+    before = rss_mib()
+    app = CodexDeckApp(Settings(), replay_backend(conversation_of(items)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        entries = items * 3 // 2
+        while True:
+            found = app.main.query(Transcript)
+            transcript = found.first() if found else None
+            if transcript and len(transcript.entries) >= entries and transcript.settled:
+                break
+            await pilot.pause(0.05)
+        after = rss_mib()
+        await app.action_quit()
+    return before, after
+
+
+def rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    figures: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "home").mkdir()
+        (root / "ws").mkdir()
+        starts = [start_times(root / "config.toml") for _ in range(START_RUNS)]
+        figures["start → first paint (--demo)"] = figure([p * 1000 for p, _ in starts], "ms")
+        figures["start → ready (--demo, engine up)"] = figure([r * 1000 for _, r in starts], "ms")
+        alone, ui, stalls = [], [], []
+        for _ in range(STREAM_RUNS):
+            alone.append(anyio.run(engine_alone, root))
+            took, stall = anyio.run(through_ui, root)
+            ui.append(took)
+            stalls.append(stall * 1000)
+        figures["20k-token answer, engine alone"] = figure([a * 1000 for a in alone], "ms")
+        figures["20k-token answer, through the UI"] = figure([u * 1000 for u in ui], "ms")
+        figures["longest event-loop stall while streaming"] = figure(stalls, "ms")
+    measured = subprocess.run(
+        [sys.executable, __file__, "--memory", "2000"], capture_output=True, text=True, check=True
+    )
+    before, after = json.loads(measured.stdout.strip().splitlines()[-1])
+    figures["RSS after a 2,000-item conversation"] = figure([after], "MiB")
+    figures["RSS added by the 2,000 items"] = figure([after - before], "MiB")
+    ratio = figures["20k-token answer, through the UI"]["median"] / max(
+        figures["20k-token answer, engine alone"]["median"], 1e-9
+    )
+    print(f"{'figure':44} {'median':>10} {'min':>10} {'max':>10}  unit (runs)")
+    for name, value in figures.items():
+        print(
+            f"{name:44} {value['median']:10,.1f} {value['min']:10,.1f} {value['max']:10,.1f}"
+            f"  {value['unit']} ({value['runs']})"
+        )
+    print(f"\nUI / engine alone for the 20k-token answer: {ratio:.2f}x")
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results.setdefault("figures", {}).update(figures)
+    results.setdefault("ratios", {})["ui/engine (20k-token answer)"] = ratio
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--memory"]:
+        print(json.dumps(anyio.run(memory_after, int(sys.argv[2]))))
+    else:
+        main()

@@ -1,0 +1,97 @@
+"""What a transcript shows, as data: one entry per message, command, change, card or notice.
+
+The transcript keeps every entry but gives widgets only to a window of the latest ones, so a
+conversation of thousands of items costs the widgets of a few hundred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from textual.widget import Widget
+
+from engine.events import InteractionInfo, NoticeLevel, PlanUpdated, TurnCompleted
+from engine.protocol import (
+    CommandExecutionItem,
+    FileChangeItem,
+    KnownItem,
+    UnknownItem,
+)
+
+KEPT_OUTPUT_CHARS = 256 * 1024
+"""Command output kept for the screen; past it the oldest output is dropped."""
+
+
+@dataclass(eq=False, kw_only=True)
+class Entry:
+    key: str
+    widget: Widget | None = field(default=None, repr=False)
+    """The widget showing the entry, while it is in the window."""
+
+
+@dataclass(eq=False, kw_only=True)
+class UserEntry(Entry):
+    text: str = ""
+    steered: bool = False
+
+
+@dataclass(eq=False, kw_only=True)
+class AgentEntry(Entry):
+    text: str = ""
+
+
+@dataclass(eq=False, kw_only=True)
+class ReasoningEntry(Entry):
+    text: str = ""
+
+
+@dataclass(eq=False, kw_only=True)
+class CommandEntry(Entry):
+    item: CommandExecutionItem
+    output: str = ""
+    status: str
+    trimmed: bool = False
+    """The oldest output was dropped to keep the screen's copy bounded."""
+
+    def add_output(self, text: str) -> None:
+        self.set_output(self.output + text)
+
+    def set_output(self, text: str) -> None:
+        if len(text) > KEPT_OUTPUT_CHARS:
+            text = text[-KEPT_OUTPUT_CHARS:]
+            self.trimmed = True
+        self.output = text
+
+
+@dataclass(eq=False, kw_only=True)
+class FileChangeEntry(Entry):
+    item: FileChangeItem
+    status: str
+
+
+@dataclass(eq=False, kw_only=True)
+class ToolEntry(Entry):
+    item: KnownItem | UnknownItem
+    status: str = "completed"
+
+
+@dataclass(eq=False, kw_only=True)
+class NoticeEntry(Entry):
+    level: NoticeLevel = "info"
+    text: str = ""
+
+
+@dataclass(eq=False, kw_only=True)
+class TurnEntry(Entry):
+    event: TurnCompleted
+
+
+@dataclass(eq=False, kw_only=True)
+class PlanEntry(Entry):
+    event: PlanUpdated
+
+
+@dataclass(eq=False, kw_only=True)
+class ApprovalEntry(Entry):
+    info: InteractionInfo
+    resolution: str = ""

@@ -1,0 +1,78 @@
+"""Markdown drawn cheaply: finished blocks are frozen into chunks laid out once per width, and
+only the unfinished tail of a streaming answer is drawn again as it grows."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from rich.markdown import Markdown
+from textual.geometry import Size
+from textual.strip import Strip
+from textual.widget import Widget
+
+CHUNK_CHARS = 1500
+"""Roughly how much text a frozen chunk holds."""
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+
+
+def chunk_ends(text: str, start: int, size: int = CHUNK_CHARS) -> list[int]:
+    """Where to cut `text[start:]` into finished chunks of about `size` characters.
+
+    Cuts fall just after a blank line that is outside any fenced code block.
+    """
+    fences = [match.start() for match in _FENCE.finditer(text)]
+    ends = []
+    last = start
+    position = text.find("\n\n", start)
+    while position >= 0:
+        point = position + 2
+        if point - last >= size and bisect.bisect_left(fences, position) % 2 == 0:
+            ends.append(point)
+            last = point
+        position = text.find("\n\n", point)
+    return ends
+
+
+def markdown(text: str, dark: bool) -> Markdown:
+    return Markdown(text, code_theme="monokai" if dark else "friendly")
+
+
+class MarkdownChunk(Widget):
+    """A piece of Markdown, laid out once for each width it is shown at."""
+
+    DEFAULT_CSS = """
+    MarkdownChunk { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, text: str, *, classes: str = "") -> None:
+        super().__init__(classes=classes)
+        self.text = text
+        self._lines: list[Strip] = []
+        self._laid_out_for: tuple[int, bool] | None = None
+
+    def show(self, text: str) -> None:
+        """Replace the text (the live tail of a streaming answer)."""
+        self.text = text
+        self._laid_out_for = None
+        self.refresh(layout=True)
+
+    def _lay_out(self, width: int) -> list[Strip]:
+        dark = self.app.current_theme.dark
+        if self._laid_out_for != (width, dark):
+            console = self.app.console
+            options = console.options.update_width(max(width, 1))
+            rendered = console.render_lines(markdown(self.text, dark), options, pad=False)
+            self._lines = [Strip(line) for line in rendered] if self.text else []
+            self._laid_out_for = (width, dark)
+        return self._lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lay_out(width))
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        lines = self._lay_out(width)
+        line = lines[y] if y < len(lines) else Strip.blank(width)
+        return line.apply_style(self.rich_style)
