@@ -1,14 +1,13 @@
 """Engine-core figures: spawn→initialize latency, rpc throughput (ours and the official SDK's,
 side by side on the same input), and the import time of the engine's modules.
 
-Run: `.venv/bin/python bench/engine_core.py` (needs the `bench` extra for the SDK).
+Run: `.venv/bin/python -m bench.engine_core` (needs the `bench` extra for the SDK).
 Prints a table and writes `bench/results.json`.
 """
 
 from __future__ import annotations
 
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,6 +17,7 @@ from typing import Any
 
 import anyio
 
+from bench.figures import figure, print_table, save
 from engine.appserver import spawn_app_server
 from engine.binary import find_codex
 from engine.launch import Launch
@@ -28,17 +28,6 @@ NOTIFICATIONS = 50_000
 THROUGHPUT_RUNS = 5
 SPAWN_RUNS = 10
 IMPORT_RUNS = 7
-RESULTS = Path(__file__).with_name("results.json")
-
-
-def figure(values: list[float], unit: str) -> dict[str, Any]:
-    return {
-        "median": statistics.median(values),
-        "min": min(values),
-        "max": max(values),
-        "runs": len(values),
-        "unit": unit,
-    }
 
 
 def write_stream(path: Path, count: int) -> None:
@@ -162,23 +151,12 @@ def main() -> None:
         figures["rpc throughput, ours (typed)"]["median"]
         / figures["rpc throughput, sdk (typed)"]["median"]
     )
-    print(f"{'figure':42} {'median':>12} {'min':>12} {'max':>12}  unit (runs)")
-    for name, value in figures.items():
-        print(
-            f"{name:42} {value['median']:12,.1f} {value['min']:12,.1f} {value['max']:12,.1f}"
-            f"  {value['unit']} ({value['runs']})"
-        )
+    print_table(figures)
     print(f"\nrpc throughput, ours (typed) / sdk (typed): {ratio:.2f}x")
     alone = figures["import textual.app"]["median"]
     both = figures["import textual.app, engine.appserver"]["median"]
     print(f"engine.appserver on top of textual.app: {both - alone:.0f} ms")
-    commit = subprocess.run(
-        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
-    ).stdout.strip()
-    RESULTS.write_text(
-        json.dumps({"commit": commit, "figures": figures, "ratios": {"ours/sdk": ratio}}, indent=2)
-        + "\n"
-    )
+    save(figures, {"rpc ours/sdk": ratio})
 
 
 if __name__ == "__main__":

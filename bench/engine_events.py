@@ -4,7 +4,7 @@ same recorded stream.
 A turn of the scripted model's `long answer` (≈21,000 agent-message deltas) is recorded once
 from the real codex binary, then replayed from memory to (a) an `RpcConnection` that only
 parses and dispatches, and (b) an `Engine` that turns it into typed events for a subscriber.
-Run: `.venv/bin/python bench/engine_events.py`.
+Run: `.venv/bin/python -m bench.engine_events`.
 """
 
 from __future__ import annotations

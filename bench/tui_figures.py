@@ -2,7 +2,7 @@
 the engine alone (side by side), the event loop's longest stall while it streams, and the
 app's memory after a 2,000-item conversation.
 
-Run: `.venv/bin/python bench/tui_figures.py`. Prints a table and merges into bench/results.json.
+Run: `.venv/bin/python -m bench.tui_figures`. Prints a table and merges into bench/results.json.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import pty
 import re
 import resource
 import select
-import statistics
 import struct
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from bench.figures import figure, print_table, save
 from engine.engine import Engine
 from engine.events import (
     ConversationInfo,
@@ -50,20 +50,9 @@ from tui.widgets.notes import TurnMarker
 from tui.widgets.transcript import Transcript
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
-RESULTS = Path(__file__).with_name("results.json")
 START_RUNS = 10
 STREAM_RUNS = 5
 CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\)|\x1b.")
-
-
-def figure(values: list[float], unit: str) -> dict[str, Any]:
-    return {
-        "median": statistics.median(values),
-        "min": min(values),
-        "max": max(values),
-        "runs": len(values),
-        "unit": unit,
-    }
 
 
 def start_times(config: Path) -> tuple[float, float]:
@@ -239,25 +228,21 @@ def main() -> None:
         figures["20k-token answer, through the UI"] = figure([u * 1000 for u in ui], "ms")
         figures["longest event-loop stall while streaming"] = figure(stalls, "ms")
     measured = subprocess.run(
-        [sys.executable, __file__, "--memory", "2000"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "bench.tui_figures", "--memory", "2000"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     before, after = json.loads(measured.stdout.strip().splitlines()[-1])
     figures["RSS after a 2,000-item conversation"] = figure([after], "MiB")
     figures["RSS added by the 2,000 items"] = figure([after - before], "MiB")
-    ratio = figures["20k-token answer, through the UI"]["median"] / max(
-        figures["20k-token answer, engine alone"]["median"], 1e-9
+    ratio = (
+        figures["20k-token answer, through the UI"]["median"]
+        / figures["20k-token answer, engine alone"]["median"]
     )
-    print(f"{'figure':44} {'median':>10} {'min':>10} {'max':>10}  unit (runs)")
-    for name, value in figures.items():
-        print(
-            f"{name:44} {value['median']:10,.1f} {value['min']:10,.1f} {value['max']:10,.1f}"
-            f"  {value['unit']} ({value['runs']})"
-        )
+    print_table(figures)
     print(f"\nUI / engine alone for the 20k-token answer: {ratio:.2f}x")
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results.setdefault("figures", {}).update(figures)
-    results.setdefault("ratios", {})["ui/engine (20k-token answer)"] = ratio
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    save(figures, {"ui/engine (20k-token answer)": ratio})
 
 
 if __name__ == "__main__":

@@ -11,11 +11,12 @@ from textual.widgets import Static
 
 from tui.entries import CommandEntry
 from tui.text import duration, inert, last_lines, shown_command
+from tui.widgets.streamed import Streamed
 
 COLLAPSED_LINES = 4
 
 
-class CommandCell(Vertical, can_focus=True):
+class CommandCell(Streamed, Vertical, can_focus=True):
     """A command execution. Enter (or a click) shows all of its output."""
 
     BINDINGS = [Binding("enter,space", "toggle_output", "Output", id="command.toggle")]
@@ -37,7 +38,6 @@ class CommandCell(Vertical, can_focus=True):
     def __init__(self, entry: CommandEntry) -> None:
         super().__init__()
         self.entry = entry
-        self._dirty = False
 
     def compose(self) -> ComposeResult:
         command = Text("$ " + inert(shown_command(self.entry.item.command)))
@@ -53,20 +53,7 @@ class CommandCell(Vertical, can_focus=True):
     def output(self) -> str:
         return self.entry.output
 
-    @property
-    def dirty(self) -> bool:
-        return self._dirty
-
-    def add(self, delta: str) -> None:
-        self._dirty = True
-
-    async def flush(self) -> None:
-        if self._dirty:
-            self._dirty = False
-            self._show()
-
-    async def finish(self) -> None:
-        self._dirty = False
+    async def redraw(self) -> None:
         self._show()
 
     def watch_expanded(self) -> None:

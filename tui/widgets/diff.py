@@ -70,5 +70,6 @@ class FileChangeCell(Vertical):
         return parts
 
     async def finish(self) -> None:
+        """The patch was applied, declined or failed: draw it again with its status."""
         await self.remove_children()
         await self.mount_all(self._parts())

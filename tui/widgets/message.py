@@ -9,6 +9,7 @@ from textual.widgets import Static
 from tui.entries import AgentEntry, UserEntry
 from tui.markdown import MarkdownChunk, chunk_ends
 from tui.text import inert
+from tui.widgets.streamed import Streamed
 
 
 class UserMessage(Static):
@@ -35,7 +36,7 @@ class UserMessage(Static):
         return self.entry.text
 
 
-class AgentMessage(Vertical):
+class AgentMessage(Streamed, Vertical):
     """The agent's answer as Markdown, drawn while it streams.
 
     Streamed text is taken at most once per frame (`flush`). Finished blocks are frozen into
@@ -51,7 +52,6 @@ class AgentMessage(Vertical):
         super().__init__()
         self.entry = entry
         self._frozen = 0
-        self._dirty = False
         self._tail = MarkdownChunk("", classes="tail")
 
     def compose(self) -> ComposeResult:
@@ -66,17 +66,7 @@ class AgentMessage(Vertical):
     def text(self) -> str:
         return self.entry.text
 
-    @property
-    def dirty(self) -> bool:
-        return self._dirty
-
-    def add(self, delta: str) -> None:
-        self._dirty = True
-
-    async def flush(self) -> None:
-        if not self._dirty:
-            return
-        self._dirty = False
+    async def redraw(self) -> None:
         text = self.entry.text
         ends = chunk_ends(text, self._frozen)
         if ends:
@@ -94,8 +84,7 @@ class AgentMessage(Vertical):
             self._frozen = 0
             self._tail = MarkdownChunk("", classes="tail")
             await self.mount(self._tail)
-        self._dirty = True
-        await self.flush()
+        await super().finish()
 
     def _frozen_text(self) -> str:
         return "".join(chunk.text for chunk in self.query(MarkdownChunk) if chunk is not self._tail)

@@ -6,9 +6,10 @@ from textual.widgets import Collapsible, Static
 
 from tui.entries import ReasoningEntry
 from tui.text import inert
+from tui.widgets.streamed import Streamed
 
 
-class Reasoning(Collapsible):
+class Reasoning(Streamed, Collapsible):
     """Reasoning, streamed into a collapsed section whose title shows its first line."""
 
     DEFAULT_CSS = """
@@ -21,25 +22,11 @@ class Reasoning(Collapsible):
         self._body = Static("", classes="reasoning-text", markup=False)
         super().__init__(self._body, title="Reasoning", collapsed=True)
         self.entry = entry
-        self._dirty = False
 
     def on_mount(self) -> None:
         self._show()
 
-    @property
-    def dirty(self) -> bool:
-        return self._dirty
-
-    def add(self, delta: str) -> None:
-        self._dirty = True
-
-    async def flush(self) -> None:
-        if self._dirty:
-            self._dirty = False
-            self._show()
-
-    async def finish(self) -> None:
-        self._dirty = False
+    async def redraw(self) -> None:
         self._show()
 
     def _show(self) -> None:

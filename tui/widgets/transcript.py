@@ -9,7 +9,7 @@ bottom.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
 
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -53,18 +53,26 @@ from tui.widgets.diff import FileChangeCell
 from tui.widgets.message import AgentMessage, UserMessage
 from tui.widgets.notes import NoticeLine, PlanCell, ToolLine, TurnMarker
 from tui.widgets.reasoning import Reasoning
+from tui.widgets.streamed import Streamed
+
+VIEWS: dict[type[Entry], Callable[..., Widget]] = {
+    UserEntry: UserMessage,
+    AgentEntry: AgentMessage,
+    ReasoningEntry: Reasoning,
+    CommandEntry: CommandCell,
+    FileChangeEntry: FileChangeCell,
+    ToolEntry: ToolLine,
+    NoticeEntry: NoticeLine,
+    TurnEntry: TurnMarker,
+    PlanEntry: PlanCell,
+    ApprovalEntry: ApprovalCard,
+}
+"""The widget that shows each kind of entry."""
 
 FRAME_SECONDS = 1 / 30
 WINDOW = 300
 """Entries that have widgets; older ones are kept as data only."""
 EARLIER_STEP = 150
-
-
-class Streaming(Protocol):
-    @property
-    def dirty(self) -> bool: ...
-
-    async def flush(self) -> None: ...
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -93,7 +101,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._window = WINDOW
         self._first_shown = 0
         self._changed: list[Entry] = []
-        self._streaming: set[Streaming] = set()
+        self._streaming: set[Streamed] = set()
         self._flush_scheduled = False
         self._earlier = Static("", classes="earlier", markup=False)
 
@@ -206,7 +214,7 @@ class Transcript(VerticalScroll, can_focus=False):
         else:
             return
         widget = entry.widget
-        if isinstance(widget, AgentMessage | Reasoning | CommandCell):
+        if isinstance(widget, Streamed):
             widget.add(event.text)
             self._streaming.add(widget)
 
@@ -263,35 +271,19 @@ class Transcript(VerticalScroll, can_focus=False):
         self._show_earlier_line()
 
     def _widget(self, entry: Entry) -> Widget:
-        widget: Widget
-        if isinstance(entry, UserEntry):
-            widget = UserMessage(entry)
-        elif isinstance(entry, AgentEntry):
-            widget = AgentMessage(entry)
-        elif isinstance(entry, ReasoningEntry):
-            widget = Reasoning(entry)
-        elif isinstance(entry, CommandEntry):
-            widget = CommandCell(entry)
-        elif isinstance(entry, FileChangeEntry):
-            widget = FileChangeCell(entry, self.cwd)
-        elif isinstance(entry, ToolEntry):
-            widget = ToolLine(entry)
-        elif isinstance(entry, NoticeEntry):
-            widget = NoticeLine(entry)
-        elif isinstance(entry, TurnEntry):
-            widget = TurnMarker(entry)
-        elif isinstance(entry, PlanEntry):
-            widget = PlanCell(entry)
-        else:
-            assert isinstance(entry, ApprovalEntry)
-            widget = ApprovalCard(entry)
+        make = VIEWS[type(entry)]
+        widget = (
+            FileChangeCell(entry, self.cwd) if isinstance(entry, FileChangeEntry) else make(entry)
+        )
         entry.widget = widget
         return widget
 
     async def _refresh(self, entry: Entry) -> None:
         widget = entry.widget
-        if isinstance(widget, AgentMessage | Reasoning | CommandCell | FileChangeCell):
+        if isinstance(widget, Streamed):
             self._streaming.discard(widget)
+            await widget.finish()
+        elif isinstance(widget, FileChangeCell):
             await widget.finish()
         elif isinstance(widget, PlanCell):
             widget.show()

@@ -1,0 +1,42 @@
+"""How the benchmarks report a figure, and where they keep the results."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).with_name("results.json")
+
+
+def figure(values: list[float], unit: str) -> dict[str, Any]:
+    """A measured figure: median, min, max and the number of runs."""
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "runs": len(values),
+        "unit": unit,
+    }
+
+
+def print_table(figures: dict[str, dict[str, Any]]) -> None:
+    print(f"{'figure':44} {'median':>12} {'min':>12} {'max':>12}  unit (runs)")
+    for name, value in figures.items():
+        print(
+            f"{name:44} {value['median']:12,.1f} {value['min']:12,.1f} {value['max']:12,.1f}"
+            f"  {value['unit']} ({value['runs']})"
+        )
+
+
+def save(figures: dict[str, dict[str, Any]], ratios: dict[str, float]) -> None:
+    """Merge figures and ratios into results.json, with the commit they were measured at."""
+    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results["commit"] = subprocess.run(
+        ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    results.setdefault("figures", {}).update(figures)
+    results.setdefault("ratios", {}).update(ratios)
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
