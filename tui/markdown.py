@@ -8,6 +8,7 @@ import re
 
 from rich.markdown import Markdown
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -75,4 +76,21 @@ class MarkdownChunk(Widget):
         width = self.content_size.width
         lines = self._lay_out(width)
         line = lines[y] if y < len(lines) else Strip.blank(width)
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            start, end = span
+            end = line.cell_length if end == -1 else end
+            style = self.screen.get_component_rich_style("screen--selection")
+            line = Strip.join(
+                [line.crop(0, start), line.crop(start, end).apply_style(style), line.crop(end)]
+            )
         return line.apply_style(self.rich_style)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text, so a mouse selection can be copied (OSC 52 over ssh too)."""
+        text = "\n".join(line.text.rstrip() for line in self._lines)
+        return selection.extract(text), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()

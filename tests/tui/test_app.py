@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.selection import Selection
 
 from engine.scripted_model import ScriptedModel
+from engine.settings import Settings, UiSettings
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
+from tui.markdown import MarkdownChunk
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
@@ -194,3 +197,71 @@ async def test_slash_opens_completion_with_usage(deck: Deck) -> None:
         await pilot.press("tab")
         assert app.main.query_one(Composer).text == "/reset "
         assert not completion.is_open
+
+
+async def test_a_conversation_out_of_view_that_needs_an_answer_alerts(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alerts: list[str] = []
+    monkeypatch.setattr("tui.app.alert", lambda app, text, style: alerts.append(f"{style}: {text}"))
+    async with deck() as (app, pilot):
+        first = app.main.current
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: app.main.current != first, "a second conversation shows")
+        second = app.main.current
+        await pilot.press("ctrl+up")
+        assert app.main.current == first
+        backend = app.main.backend
+        assert backend is not None
+        assert second is not None
+        await backend.submit(second, "approval")
+        await until(pilot, lambda: alerts, "an alert for the conversation out of view")
+        assert alerts == ["both: codex-deck: Conversation 2 needs an answer"]
+        assert app.main.current == first
+        listed = app.main.query_one(ConversationList)
+        assert "NEEDS ATTENTION" in str(listed.get_option_at_index(0).prompt)
+        assert "[1]" in str(listed.get_option_at_index(1).prompt)
+
+
+async def test_history_walks_back_through_sent_messages(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        for text in ("count for me", "show markdown"):
+            await type_and_send(app, pilot, text)
+            await until(pilot, lambda: composer.text == "", "the composer clears")
+        composer.text = "draft"
+        composer.move_cursor((0, 0))
+        await pilot.press("up")
+        assert composer.text == "show markdown"
+        await pilot.press("up")
+        assert composer.text == "count for me"
+        composer.move_cursor(composer.document.end)
+        await pilot.press("down")
+        assert composer.text == "show markdown"
+        await pilot.press("down")
+        assert composer.text == "draft"
+
+
+async def test_keys_can_be_changed_by_binding_id(deck: Deck) -> None:
+    settings = Settings(ui=UiSettings(keys={"trace.toggle": "ctrl+g"}))
+    async with deck(settings=settings) as (app, pilot):
+        trace = app.main.query_one(TracePane)
+        await pilot.press("ctrl+t")
+        assert not trace.display
+        await pilot.press("ctrl+g")
+        assert trace.display
+
+
+async def test_an_answer_can_be_selected_and_copied(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await until(pilot, lambda: transcript(app).settled, "the answer is drawn")
+        chunks = list(transcript(app).query(MarkdownChunk))
+        app.screen.selections = {chunk: Selection(None, None) for chunk in chunks}
+        selected = app.screen.get_selected_text()
+        assert selected is not None
+        assert "Streaming Markdown" in selected
+        assert "That is all of it." in selected
+        app.screen.action_copy_text()
+        assert "Streaming Markdown" in (app.clipboard or "")

@@ -204,19 +204,21 @@ class MainScreen(Screen[None]):
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
-        self._send(event.text, event.mode)
-
-    @work(group="send")
-    async def _send(self, text: str, mode: str) -> None:
         if self.backend is None or self.current is None:
             self._note("codex is still starting; your text is kept.")
             return
+        self._send(self.current, event.text, event.mode)
+
+    @work(group="send")
+    async def _send(self, conversation_id: str, text: str, mode: str) -> None:
+        """Send to the conversation that was in view when Enter was pressed."""
+        assert self.backend is not None
         if mode == "queue" and not text.lstrip().startswith("/"):
-            outcome = await self.backend.submit(self.current, text, "queue")
+            outcome = await self.backend.submit(conversation_id, text, "queue")
             ok, message = outcome.accepted, outcome.message
             created = None
         else:
-            result = await self.backend.execute(self.current, text)
+            result = await self.backend.execute(conversation_id, text)
             ok, message, created = result.ok, result.message, result.conversation_id
         composer = self.query_one(Composer)
         if ok:
@@ -240,13 +242,18 @@ class MainScreen(Screen[None]):
 
     @on(ApprovalCard.Answered)
     def _answered(self, event: ApprovalCard.Answered) -> None:
-        self._run_line(event.line)
+        self._run_line(event.line, event.card.info.conversation_id)
         self.query_one(Composer).focus()
 
+    def _run_line(self, line: str, conversation_id: str | None = None) -> None:
+        target = conversation_id or self.current
+        if self.backend is not None and target is not None:
+            self._execute(target, line)
+
     @work(group="send")
-    async def _run_line(self, line: str) -> None:
-        if self.backend is not None and self.current is not None:
-            await self.backend.execute(self.current, line)
+    async def _execute(self, conversation_id: str, line: str) -> None:
+        assert self.backend is not None
+        await self.backend.execute(conversation_id, line)
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
