@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.interactions import Answer, Approve, Cancel, Decline, Reply
+from engine.interactions import Answer, Approve, ApproveScope, Cancel, Decline, Reply
+from engine.protocol import ApprovalPolicy, SandboxMode
 
 
 class CommandError(ValueError):
@@ -63,6 +64,21 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class Plan:
+    """Turn codex's plan mode on or off (None: flip it)."""
+
+    on: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Change the approval policy or the sandbox from the next turn."""
+
+    approvals: ApprovalPolicy | None = None
+    sandbox: SandboxMode | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Respond:
     """An answer to the interaction with this id (or unique prefix)."""
 
@@ -70,7 +86,7 @@ class Respond:
     answer: Answer
 
 
-Command = Say | Stop | Reset | Session | New | Rename | Archive | Help | Respond
+Command = Say | Stop | Reset | Session | New | Rename | Archive | Help | Respond | Plan | Policy
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,9 +130,16 @@ def _interaction_and(answer: Callable[[str], Answer]) -> Callable[[str], Command
 
 
 def _approve(rest: str) -> Answer:
-    if rest not in ("", "session"):
-        raise ValueError(f"the only option is `session`, not {rest!r}")
-    return Approve(for_session=rest == "session")
+    scopes: dict[str, ApproveScope] = {
+        "": "once",
+        "session": "session",
+        "rule": "rule",
+        "network": "network",
+    }
+    scope = scopes.get(rest)
+    if scope is None:
+        raise ValueError(f"takes `session`, `rule` or `network`, not {rest!r}")
+    return Approve(scope)
 
 
 def _plain(answer: Answer) -> Callable[[str], Answer]:
@@ -138,6 +161,37 @@ def _reply(rest: str) -> Answer:
         except ValueError:
             value = rest
     return Reply(value)
+
+
+def _plan(rest: str) -> Command:
+    choices = {"": None, "on": True, "off": False}
+    if rest not in choices:
+        raise ValueError(f"takes `on` or `off`, not {rest!r}")
+    return Plan(choices[rest])
+
+
+APPROVAL_POLICIES: dict[str, ApprovalPolicy] = {
+    "untrusted": "untrusted",
+    "on-request": "on-request",
+    "never": "never",
+}
+SANDBOXES: dict[str, SandboxMode] = {
+    "read-only": "read-only",
+    "workspace-write": "workspace-write",
+    "danger-full-access": "danger-full-access",
+}
+
+
+def _approvals(rest: str) -> Command:
+    if rest not in APPROVAL_POLICIES:
+        raise ValueError(f"takes {', '.join(APPROVAL_POLICIES)}, not {rest!r}")
+    return Policy(approvals=APPROVAL_POLICIES[rest])
+
+
+def _sandbox(rest: str) -> Command:
+    if rest not in SANDBOXES:
+        raise ValueError(f"takes {', '.join(SANDBOXES)}, not {rest!r}")
+    return Policy(sandbox=SANDBOXES[rest])
 
 
 def _cancel(rest: str) -> Command:
@@ -170,9 +224,27 @@ COMMANDS: tuple[Usage, ...] = (
         "send TEXT after the running turn",
         _needs_text(lambda text: Say(text, queue=True)),
     ),
-    Usage("approve", "ID [session]", "accept an approval", _interaction_and(_approve)),
+    Usage(
+        "approve",
+        "ID [session|rule|network]",
+        "accept; for the session; or save the rule codex offers",
+        _interaction_and(_approve),
+    ),
     Usage("decline", "ID", "refuse an approval or question", _interaction_and(_plain(Decline()))),
     Usage("respond", "ID TEXT|JSON", "answer a question or form", _interaction_and(_reply)),
+    Usage("plan", "[on|off]", "codex's plan mode: it plans and may ask you questions", _plan),
+    Usage(
+        "approvals",
+        "untrusted|on-request|never",
+        "when codex asks before acting, from the next turn",
+        _approvals,
+    ),
+    Usage(
+        "sandbox",
+        "read-only|workspace-write|danger-full-access",
+        "what commands may touch, from the next turn",
+        _sandbox,
+    ),
     Usage("help", "", "list the commands", _no_arguments(Help())),
 )
 

@@ -11,7 +11,14 @@ from typing import Literal
 import anyio
 
 from engine.events import BUSY_STATES, ConversationInfo, ConversationState
-from engine.protocol import KnownItem, ThreadOpened, TokenUsage, UnknownItem
+from engine.protocol import (
+    ApprovalPolicy,
+    KnownItem,
+    SandboxMode,
+    ThreadOpened,
+    TokenUsage,
+    UnknownItem,
+)
 
 SubmissionState = Literal["queued", "sent", "completed", "failed", "interrupted", "unknown"]
 
@@ -57,6 +64,14 @@ class Conversation:
     finished_turns: set[str] = field(default_factory=set)
     last_diff: str | None = None
     warned: set[str] = field(default_factory=set)
+    grants: list[str] = field(default_factory=list)
+    """Approvals given for the whole session (or saved as rules), in words."""
+    plan_mode: bool = False
+    """Turns run in codex's plan collaboration mode (it may ask questions)."""
+    approval_policy: ApprovalPolicy | None = None
+    """Set with /approvals; applies from the next turn."""
+    sandbox: SandboxMode | None = None
+    """Set with /sandbox; applies from the next turn."""
     turn_ended: anyio.Event = field(default_factory=anyio.Event)
 
     def info(self, pending_interactions: int) -> ConversationInfo:
@@ -72,6 +87,8 @@ class Conversation:
             archived=self.archived,
             turn_id=self.turn_id,
             turn_started_at=self.turn_started_at,
+            grants=tuple(self.grants),
+            plan_mode=self.plan_mode,
         )
 
     def begin_turn(self, turn_id: str) -> bool:

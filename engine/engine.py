@@ -34,7 +34,7 @@ from engine.events import (
     SubmissionAccepted,
 )
 from engine.fanout import Subscription
-from engine.interactions import Answer, AnswerDoesNotFit, Interactions, reply_for
+from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.launch import launch_for, thread_defaults
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.router import Router
@@ -110,9 +110,9 @@ class Engine:
         cwd = cwd or settings.codex.cwd or Path.cwd()
         if transport is None:
             launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
-            connection = spawn_app_server(launch)
+            connection = spawn_app_server(launch, experimental_api=True)
         else:
-            connection = open_app_server(transport)
+            connection = open_app_server(transport, experimental_api=True)
         async with task_group() as tasks, connection as server:
             engine = cls(settings, server, tasks, cwd)
             received = server.rpc.subscribe()
@@ -281,13 +281,9 @@ class Engine:
             already = "expired" if pending.outcome == "expired" else "already answered"
             return self._failed(conversation_id, f"{info.id} is {already}")
         try:
-            reply, outcome = reply_for(pending.request, answer)
+            detail = self._router.answer_with(pending, answer)
         except AnswerDoesNotFit as error:
             return self._failed(conversation_id, f"{info.id}: {error}")
-        detail = outcome.replace("_", " ")
-        if pending.secret and outcome == "answered":
-            detail = "answered (secret answer not shown)"
-        self._router.resolve(pending, reply, outcome, detail)
         return CommandResult(True, f"{info.id}: {detail}")
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
@@ -318,6 +314,22 @@ class Engine:
         if isinstance(command, commands.Archive):
             await self.archive(conversation.id)
             return CommandResult(True, "Archived.")
+        if isinstance(command, commands.Plan):
+            conversation.plan_mode = (
+                not conversation.plan_mode if command.on is None else command.on
+            )
+            self._router.updated(conversation)
+            state = "on" if conversation.plan_mode else "off"
+            return self._told(conversation, f"Plan mode is {state} from the next turn.")
+        if isinstance(command, commands.Policy):
+            if command.approvals is not None:
+                conversation.approval_policy = command.approvals
+                message = f"Approvals: {command.approvals}, from the next turn."
+            else:
+                conversation.sandbox = command.sandbox
+                message = f"Sandbox: {command.sandbox}, from the next turn."
+            self._router.updated(conversation)
+            return self._told(conversation, message)
         if isinstance(command, commands.Session):
             text = self.session_info(conversation.id).describe()
             self._notice(conversation, "info", text)
@@ -364,6 +376,10 @@ class Engine:
         self._emitter.emit(
             Notice(**self._emitter.stamp(conversation_id), level=level, text=text), turn
         )
+
+    def _told(self, conversation: Conversation, message: str) -> CommandResult:
+        self._notice(conversation, "info", message)
+        return CommandResult(True, message)
 
     def _failed(self, conversation_id: str | None, message: str) -> CommandResult:
         conversation = self._conversations.get(conversation_id) if conversation_id else None
@@ -521,6 +537,15 @@ class Engine:
             thread_id=thread_id,
             input=[wire.TextInput(text=submission.text)],
             client_user_message_id=submission.id,
+            approval_policy=conversation.approval_policy,
+            sandbox_policy=(
+                wire.SANDBOX_POLICIES[conversation.sandbox] if conversation.sandbox else None
+            ),
+            collaboration_mode=(
+                wire.plan_mode(conversation.thread.model)
+                if conversation.plan_mode and conversation.thread is not None
+                else None
+            ),
         )
         try:
             started = await self._server.turn_start(params)

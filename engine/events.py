@@ -26,6 +26,15 @@ DeltaKind = Literal[
 ]
 NoticeLevel = Literal["info", "warning", "error"]
 StopOutcome = Literal["stopped", "stop_requested", "nothing_to_stop"]
+InteractionOutcome = Literal[
+    "accepted",
+    "accepted_for_session",
+    "accepted_with_rule",
+    "declined",
+    "cancelled",
+    "answered",
+    "expired",
+]
 
 
 class Stamp(TypedDict):
@@ -59,6 +68,9 @@ class ConversationInfo:
     turn_id: str | None
     turn_started_at: float | None
     """When the running turn started (wall clock), for an elapsed-time display."""
+    grants: tuple[str, ...] = ()
+    """Approvals in force beyond a single request (for the session, or saved rules)."""
+    plan_mode: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -85,6 +97,10 @@ class InteractionInfo:
     url: str | None = None
     exec_policy_amendment: tuple[str, ...] = ()
     """A command prefix codex offers to allow from now on, if any."""
+    network_hosts: tuple[str, ...] = ()
+    """Hosts a command wants to reach, when codex offers a network rule for them."""
+    requested_schema: dict[str, Any] | None = None
+    """For a form: the JSON schema of what to fill in."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,9 +192,7 @@ class InteractionRequested(EngineEvent):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InteractionResolved(EngineEvent):
     interaction_id: str
-    outcome: Literal[
-        "accepted", "accepted_for_session", "declined", "cancelled", "answered", "expired"
-    ]
+    outcome: InteractionOutcome
     detail: str
     """What was decided, in words; never a secret answer."""
 

@@ -8,21 +8,29 @@ from __future__ import annotations
 
 import json
 import secrets
+import shlex
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
 
 from engine.events import InteractionInfo, InteractionKind
+from engine.events import InteractionOutcome as Outcome
+from engine.forms import form_problems
 from engine.protocol import (
+    AcceptWithExecPolicyAmendment,
+    ApplyNetworkPolicyAmendment,
     CommandApprovalReply,
     CommandApprovalRequest,
+    CommandDecision,
     ElicitationReply,
     ElicitationRequest,
+    ExecPolicyAmendment,
     FileChange,
     FileChangeApprovalReply,
     FileChangeApprovalRequest,
     KnownServerRequest,
+    NetworkAmendment,
     PermissionsApprovalReply,
     UserInputAnswer,
     UserInputReply,
@@ -37,11 +45,15 @@ ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 ID_LENGTH = 4
 
 
+ApproveScope = Literal["once", "session", "rule", "network"]
+
+
 @dataclass(frozen=True, slots=True)
 class Approve:
-    """Accept; `for_session` also accepts the same again in this session."""
+    """Accept. `session`: the same again is accepted for the rest of the session; `rule`:
+    also save the command-prefix rule codex offers; `network`: save the host rule it offers."""
 
-    for_session: bool = False
+    scope: ApproveScope = "once"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +74,6 @@ class Reply:
 
 
 Answer = Approve | Decline | Cancel | Reply
-
-Outcome = Literal[
-    "accepted", "accepted_for_session", "declined", "cancelled", "answered", "expired"
-]
 
 
 class AnswerDoesNotFit(ValueError):
@@ -119,14 +127,20 @@ def describe(
             reason=request.reason,
             actions=actions,
             exec_policy_amendment=tuple(request.proposed_execpolicy_amendment or ()),
+            network_hosts=tuple(a.host for a in request.proposed_network_policy_amendments or ()),
         )
     if isinstance(request, FileChangeApprovalRequest):
         return InteractionInfo(**common, reason=request.reason, changes=changes)
     if isinstance(request, UserInputRequest):
         return InteractionInfo(**common, questions=tuple(request.questions))
     if isinstance(request, ElicitationRequest):
+        schema = request.requested_schema if isinstance(request.requested_schema, dict) else None
         return InteractionInfo(
-            **common, server=request.server_name, message=request.message, url=request.url
+            **common,
+            server=request.server_name,
+            message=request.message,
+            url=request.url,
+            requested_schema=schema,
         )
     return InteractionInfo(
         **common, cwd=request.cwd, reason=request.reason, permissions=request.permissions
@@ -157,15 +171,19 @@ def reply_for(request: KnownServerRequest, answer: Answer) -> tuple[WireModel, O
         return _question_reply(request, answer)
     if isinstance(request, ElicitationRequest):
         if isinstance(answer, Reply):
+            problems = form_problems(request.requested_schema, answer.value)
+            if problems:
+                raise AnswerDoesNotFit("; ".join(problems))
             return ElicitationReply(action="accept", content=answer.value), "answered"
         if isinstance(answer, Approve):
             return ElicitationReply(action="accept", content={}), "accepted"
         if isinstance(answer, Cancel):
             return ElicitationReply(action="cancel"), "cancelled"
         return ElicitationReply(action="decline"), "declined"
-    if isinstance(answer, Approve):
-        scope: Literal["turn", "session"] = "session" if answer.for_session else "turn"
-        outcome: Outcome = "accepted_for_session" if answer.for_session else "accepted"
+    if isinstance(answer, Approve) and answer.scope in ("once", "session"):
+        for_session = answer.scope == "session"
+        scope: Literal["turn", "session"] = "session" if for_session else "turn"
+        outcome: Outcome = "accepted_for_session" if for_session else "accepted"
         return PermissionsApprovalReply(permissions=request.permissions, scope=scope), outcome
     if isinstance(answer, Decline):
         return decline(request), "declined"
@@ -177,12 +195,14 @@ def _approval_reply(
 ) -> tuple[WireModel, Outcome]:
     if isinstance(answer, Reply):
         raise AnswerDoesNotFit("an approval takes /approve [session], /decline or /cancel")
-    decision: Literal["accept", "acceptForSession", "decline", "cancel"]
+    decision: CommandDecision
     outcome: Outcome
+    if isinstance(answer, Approve) and answer.scope in ("rule", "network"):
+        return _amendment_reply(request, answer.scope)
     if isinstance(answer, Approve):
         decision, outcome = (
             ("acceptForSession", "accepted_for_session")
-            if answer.for_session
+            if answer.scope == "session"
             else ("accept", "accepted")
         )
     elif isinstance(answer, Cancel):
@@ -191,7 +211,31 @@ def _approval_reply(
         decision, outcome = "decline", "declined"
     if isinstance(request, CommandApprovalRequest):
         return CommandApprovalReply(decision=decision), outcome
+    assert isinstance(decision, str)
     return FileChangeApprovalReply(decision=decision), outcome
+
+
+def _amendment_reply(
+    request: CommandApprovalRequest | FileChangeApprovalRequest, scope: str
+) -> tuple[WireModel, Outcome]:
+    if not isinstance(request, CommandApprovalRequest):
+        raise AnswerDoesNotFit("only a command approval can save a rule")
+    if scope == "rule":
+        prefix = request.proposed_execpolicy_amendment
+        if not prefix:
+            raise AnswerDoesNotFit("codex offered no rule for this command")
+        amendment = ExecPolicyAmendment(execpolicy_amendment=list(prefix))
+        decision: CommandDecision = AcceptWithExecPolicyAmendment(
+            accept_with_execpolicy_amendment=amendment
+        )
+        return CommandApprovalReply(decision=decision), "accepted_with_rule"
+    offered = request.proposed_network_policy_amendments
+    if not offered:
+        raise AnswerDoesNotFit("codex offered no network rule for this command")
+    network = ApplyNetworkPolicyAmendment(
+        apply_network_policy_amendment=NetworkAmendment(network_policy_amendment=offered[0])
+    )
+    return CommandApprovalReply(decision=network), "accepted_with_rule"
 
 
 def _question_reply(request: UserInputRequest, answer: Answer) -> tuple[WireModel, Outcome]:
@@ -281,3 +325,15 @@ class Interactions:
             clashes = any(i.startswith(candidate) or candidate.startswith(i) for i in self._all)
             if not clashes:
                 return candidate
+
+
+def grant_words(info: InteractionInfo, outcome: Outcome) -> str:
+    """What an approval that outlives its request allows, in words."""
+    if outcome == "accepted_with_rule":
+        allowed = shlex.join(info.exec_policy_amendment) or "the host codex asked for"
+        return f"saved rule: commands starting with `{allowed}`"
+    if info.kind == "command":
+        return f"this session: `{info.command}`"
+    if info.kind == "file_change":
+        return "this session: changes to " + ", ".join(c.path for c in info.changes)
+    return f"this session: {info.kind}"

@@ -29,7 +29,14 @@ from engine.events import (
     TurnStarted,
     UnknownMessage,
 )
-from engine.interactions import Interactions, Outcome, PendingInteraction
+from engine.events import InteractionOutcome as Outcome
+from engine.interactions import (
+    Answer,
+    Interactions,
+    PendingInteraction,
+    grant_words,
+    reply_for,
+)
 from engine.rpc import BadLine, RequestId
 
 DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
@@ -118,6 +125,22 @@ class Router:
         if conversation.state == "waiting" and not self._interactions.pending(conversation.id):
             conversation.state = "running"
         self.updated(conversation)
+
+    def answer_with(self, pending: PendingInteraction, answer: Answer) -> str:
+        """Send the user's answer; returns what was decided, in words (never a secret).
+
+        Raises:
+            AnswerDoesNotFit: the answer is not one this kind takes; nothing is sent.
+        """
+        reply, outcome = reply_for(pending.request, answer)
+        detail = outcome.replace("_", " ")
+        if pending.secret and outcome == "answered":
+            detail = "answered (secret answer not shown)"
+        if outcome in ("accepted_for_session", "accepted_with_rule"):
+            conversation = self._conversations.get(pending.info.conversation_id)
+            conversation.grants.append(grant_words(pending.info, outcome))
+        self.resolve(pending, reply, outcome, detail)
+        return detail
 
     def expire(self, pending: PendingInteraction, why: str) -> None:
         self.resolve(pending, wire.decline(pending.request), "expired", why)

@@ -26,6 +26,9 @@ class SessionInfo:
     context_window: int | None
     context_left: int | None
     """Tokens of the context window not taken by the last request."""
+    plan_mode: bool = False
+    grants: tuple[str, ...] = ()
+    """Approvals in force beyond a single request."""
 
     @property
     def context_left_percent(self) -> float | None:
@@ -49,9 +52,11 @@ class SessionInfo:
             ("cwd", self.cwd),
             ("sandbox", self.sandbox),
             ("approval policy", self.approval_policy),
+            ("plan mode", "on" if self.plan_mode else "off"),
             ("tokens used", f"{self.total_tokens:,}" if self.total_tokens is not None else "none"),
             ("context left", left),
         ]
+        rows += [("approved beyond a request", grant) for grant in self.grants]
         width = max(len(name) for name, _ in rows)
         return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
@@ -65,6 +70,8 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
     if opened is not None:
         sandbox = str((opened.sandbox or {}).get("type", sandbox))
         approval = str(opened.approval_policy or approval)
+    sandbox = conversation.sandbox or sandbox
+    approval = conversation.approval_policy or approval
     return SessionInfo(
         conversation_id=conversation.id,
         title=conversation.title,
@@ -81,4 +88,6 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
         total_tokens=usage.total.total_tokens if usage is not None else None,
         context_window=window,
         context_left=window - usage.last.total_tokens if usage is not None and window else None,
+        plan_mode=conversation.plan_mode,
+        grants=tuple(conversation.grants),
     )

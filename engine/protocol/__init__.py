@@ -6,6 +6,7 @@ Reading never raises: unknown methods, item types and ill-typed payloads become
 
 from engine.protocol.base import WireModel
 from engine.protocol.client_requests import (
+    SANDBOX_POLICIES,
     Account,
     AccountReadParams,
     AccountReadResult,
@@ -33,6 +34,7 @@ from engine.protocol.client_requests import (
     TurnSteerParams,
     TurnSteerResult,
     UserInput,
+    plan_mode,
 )
 from engine.protocol.items import (
     AgentMessageItem,
@@ -124,6 +126,7 @@ from engine.protocol.server_requests import (
 from engine.protocol.thread import Thread, ThreadStatus, TokenCounts, TokenUsage, Turn, TurnError
 
 __all__ = [
+    "SANDBOX_POLICIES",
     "AcceptWithExecPolicyAmendment",
     "Account",
     "AccountLoginCompleted",
@@ -239,4 +242,5 @@ __all__ = [
     "parse_item",
     "parse_notification",
     "parse_server_request",
+    "plan_mode",
 ]

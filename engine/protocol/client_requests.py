@@ -138,6 +138,22 @@ class TurnStartParams(WireModel):
     model: str | None = None
     effort: ReasoningEffort | None = None
     approval_policy: ApprovalPolicy | None = None
+    sandbox_policy: dict[str, Any] | None = None
+    collaboration_mode: dict[str, Any] | None = None
+    """Experimental: `{"mode": "plan", "settings": {...}}` runs the turn in plan mode."""
+
+
+SANDBOX_POLICIES: dict[str, dict[str, Any]] = {
+    "read-only": {"type": "readOnly"},
+    "workspace-write": {"type": "workspaceWrite"},
+    "danger-full-access": {"type": "dangerFullAccess"},
+}
+"""The turn/start `sandboxPolicy` for each sandbox mode."""
+
+
+def plan_mode(model: str) -> dict[str, Any]:
+    """The collaboration mode that runs a turn as codex's plan mode (its own instructions)."""
+    return {"mode": "plan", "settings": {"model": model, "developer_instructions": None}}
 
 
 class TurnSteerResult(WireModel):

@@ -8,9 +8,11 @@ text may hold `{scenarios}`, replaced by the list of scenarios.
 
 A reply does one of: stream `text` (with an optional `reasoning` summary, `chunk` characters
 per delta, `pace_ms` between deltas, `repeat` times over), run `exec` (asking for approval
-when it has a `justification`), apply a `patch` (apply_patch through exec_command), `fail`
-with a message (response.failed), or `cut` the stream before it completes. `hold = true`
-keeps the stream open after its text until the model is released or the client goes away.
+when it has a `justification`, offering `prefix_rule` as a rule to remember), apply a `patch`
+(apply_patch through exec_command), `ask` questions (request_user_input: plan mode only),
+`fail` with a message (response.failed), or `cut` the stream before it completes.
+`hold = true` keeps the stream open after its text until the model is released or the client
+goes away.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ class Reply:
     repeat: int = 1
     exec: str | None = None
     justification: str | None = None
+    prefix_rule: tuple[str, ...] = ()
+    """With `justification`: the command prefix codex offers to remember as a rule."""
     patch: str | None = None
+    ask: tuple[dict[str, Any], ...] = ()
+    """Questions for `request_user_input` (codex allows it in plan mode only)."""
     fail: str | None = None
     cut: bool = False
     hold: bool = False
@@ -86,13 +92,15 @@ _REPLY_TYPES: dict[str, type] = {
     "repeat": int,
     "exec": str,
     "justification": str,
+    "prefix_rule": list,
     "patch": str,
+    "ask": list,
     "fail": str,
     "cut": bool,
     "hold": bool,
 }
 _SCENARIO_KEYS = {"name", "description", "match", "fallback", "reply"}
-_ACTIONS = ("exec", "patch", "fail")
+_ACTIONS = ("exec", "patch", "fail", "ask")
 
 
 def builtin_files() -> list[Traversable]:
@@ -160,7 +168,11 @@ def _reply(where: str, table: dict[str, Any]) -> Reply:
     actions = [key for key in _ACTIONS if key in table]
     if len(actions) > 1:
         raise ScenarioError(f"{where}: a reply does one of {_ACTIONS}, not {actions}")
-    reply = Reply(**table)
+    values = dict(table)
+    for key in ("prefix_rule", "ask"):
+        if key in values:
+            values[key] = tuple(values[key])
+    reply = Reply(**values)
     if reply.chunk < 1 or reply.repeat < 1 or reply.pace_ms < 0:
         raise ScenarioError(f"{where}: chunk and repeat must be at least 1, pace_ms at least 0")
     return reply

@@ -281,7 +281,11 @@ def _tool_call(reply: Reply, number: int) -> sse.Event | None:
         if reply.justification is not None:
             arguments["sandbox_permissions"] = "require_escalated"
             arguments["justification"] = reply.justification
+        if reply.prefix_rule:
+            arguments["prefix_rule"] = list(reply.prefix_rule)
         return sse.function_call(call_id, "exec_command", arguments)
+    if reply.ask:
+        return sse.function_call(call_id, "request_user_input", {"questions": list(reply.ask)})
     if reply.patch is not None:
         command = f"apply_patch <<'EOF'\n{reply.patch.strip()}\nEOF\n"
         return sse.function_call(call_id, "exec_command", {"cmd": command, "yield_time_ms": 1000})

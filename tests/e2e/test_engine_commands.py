@@ -140,7 +140,9 @@ async def test_bad_commands_name_the_command_and_send_nothing(
     bad = await engine.execute(conversation.id, "/stop everything")
     assert bad.message == "/stop takes no arguments; usage: /stop"
     missing = await engine.execute(conversation.id, "/approve")
-    assert missing.message == "/approve needs an interaction id; usage: /approve ID [session]"
+    assert missing.message == (
+        "/approve needs an interaction id; usage: /approve ID [session|rule|network]"
+    )
     help_text = await engine.execute(conversation.id, "/help")
     assert "/respond ID TEXT|JSON" in help_text.message
     assert scripted_model.responses_requests() == []

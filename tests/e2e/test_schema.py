@@ -201,7 +201,14 @@ def problems_of(model: type[WireModel], schema: Schema) -> list[str]:
 def schema(tmp_path_factory: pytest.TempPathFactory) -> Schema:
     out = tmp_path_factory.mktemp("schema")
     subprocess.run(
-        [str(find_codex(None).path), "app-server", "generate-json-schema", "--out", str(out)],
+        [
+            str(find_codex(None).path),
+            "app-server",
+            "generate-json-schema",
+            "--experimental",
+            "--out",
+            str(out),
+        ],
         check=True,
         capture_output=True,
     )

@@ -40,7 +40,7 @@ from engine.interactions import Approve, Cancel, Decline, Reply
         ("/help", Help()),
         ("/queue after this", Say("after this", queue=True)),
         ("/approve ab12", Respond("ab12", Approve())),
-        ("/approve ab12 session", Respond("ab12", Approve(for_session=True))),
+        ("/approve ab12 session", Respond("ab12", Approve("session"))),
         ("/decline ab", Respond("ab", Decline())),
         ("/respond q1 use the second option", Respond("q1", Reply("use the second option"))),
         ('/respond q1 {"a": "yes"}', Respond("q1", Reply({"a": "yes"}))),
@@ -56,10 +56,11 @@ def test_lines_parse(line: str, command: object) -> None:
     [
         ("/frobnicate", "unknown command /frobnicate; /help lists the commands"),
         ("/stop now", "/stop takes no arguments; usage: /stop"),
-        ("/approve", "/approve needs an interaction id; usage: /approve ID [session]"),
+        ("/approve", "/approve needs an interaction id; usage: /approve ID [session|rule|network]"),
         (
             "/approve ab12 forever",
-            "/approve the only option is `session`, not 'forever'; usage: /approve ID [session]",
+            "/approve takes `session`, `rule` or `network`, not 'forever'; "
+            "usage: /approve ID [session|rule|network]",
         ),
         ("/decline ab12 because", "/decline takes only an interaction id; usage: /decline ID"),
         ("/respond ab12", "/respond needs an answer after the id; usage: /respond ID TEXT|JSON"),

@@ -45,9 +45,7 @@ PERMISSIONS = PermissionsApprovalRequest(
 
 def test_approvals_map_to_codex_decisions() -> None:
     assert reply_for(COMMAND, Approve())[0].to_wire() == {"decision": "accept"}
-    assert reply_for(COMMAND, Approve(for_session=True))[0].to_wire() == {
-        "decision": "acceptForSession"
-    }
+    assert reply_for(COMMAND, Approve("session"))[0].to_wire() == {"decision": "acceptForSession"}
     assert reply_for(PATCH, Decline()) == (reply_for(PATCH, Decline())[0], "declined")
     assert reply_for(PATCH, Cancel())[0].to_wire() == {"decision": "cancel"}
     with pytest.raises(AnswerDoesNotFit, match="an approval takes"):
@@ -77,7 +75,7 @@ def test_forms_and_permissions() -> None:
         "content": {"name": "x"},
     }
     assert reply_for(FORM, Cancel())[0].to_wire() == {"action": "cancel", "content": None}
-    granted, outcome = reply_for(PERMISSIONS, Approve(for_session=True))
+    granted, outcome = reply_for(PERMISSIONS, Approve("session"))
     assert granted.to_wire() == {"permissions": {"network": {"enabled": True}}, "scope": "session"}
     assert outcome == "accepted_for_session"
     assert reply_for(PERMISSIONS, Decline())[0].to_wire() == {"permissions": {}, "scope": "turn"}
@@ -106,3 +104,54 @@ def test_a_secret_question_is_marked_secret() -> None:
     interactions = Interactions()
     assert interactions.open("c", 1, TWO_QUESTIONS).secret
     assert not interactions.open("c", 2, ONE_QUESTION).secret
+
+
+FORM_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Name", "minLength": 2},
+        "age": {"type": "integer", "title": "Age", "minimum": 0},
+        "plan": {"type": "string", "enum": ["free", "pro"], "enumNames": ["Free", "Pro"]},
+        "agree": {"type": "boolean", "title": "Agree"},
+    },
+    "required": ["name", "agree"],
+}
+SIGNUP = ElicitationRequest(
+    thread_id="t",
+    server_name="accounts",
+    mode="form",
+    message="Sign up",
+    requested_schema=FORM_SCHEMA,
+)
+
+
+def test_a_form_answer_is_checked_against_its_schema_before_it_is_sent() -> None:
+    with pytest.raises(AnswerDoesNotFit) as caught:
+        reply_for(SIGNUP, Reply({"name": "x", "age": 1.5, "plan": "gold", "extra": 1}))
+    assert str(caught.value) == (
+        "extra: not a field of this form; Name: must be at least 2 characters; "
+        "Age: must be a whole number; plan: must be one of Free, Pro; Agree: required"
+    )
+    reply, outcome = reply_for(SIGNUP, Reply({"name": "Ada", "agree": True, "plan": "pro"}))
+    assert outcome == "answered"
+    assert reply.to_wire() == {
+        "action": "accept",
+        "content": {"name": "Ada", "agree": True, "plan": "pro"},
+    }
+
+
+def test_rules_are_saved_only_when_codex_offered_one() -> None:
+    offered = CommandApprovalRequest(
+        thread_id="t", turn_id="u", item_id="c", proposed_execpolicy_amendment=["git", "pull"]
+    )
+    reply, outcome = reply_for(offered, Approve("rule"))
+    assert outcome == "accepted_with_rule"
+    assert reply.to_wire() == {
+        "decision": {"acceptWithExecpolicyAmendment": {"execpolicy_amendment": ["git", "pull"]}}
+    }
+    with pytest.raises(AnswerDoesNotFit, match="codex offered no rule"):
+        reply_for(COMMAND, Approve("rule"))
+    with pytest.raises(AnswerDoesNotFit, match="no network rule"):
+        reply_for(offered, Approve("network"))
+    with pytest.raises(AnswerDoesNotFit, match="only a command approval can save a rule"):
+        reply_for(PATCH, Approve("rule"))

@@ -1,0 +1,57 @@
+"""A secret question's answer goes to codex and nowhere else: not into events, the trace or
+its export. (Codex sends `isSecret` only for questions the scripted model cannot ask, so the
+request is constructed here and fed to the engine's router as the app-server would.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.appserver import IncomingRequest
+from engine.conversation import Conversation, Conversations
+from engine.emitter import Emitter
+from engine.events import InteractionRequested, InteractionResolved
+from engine.interactions import Interactions, Reply
+from engine.protocol import Question, UserInputRequest
+from engine.router import Router
+from engine.trace import Redactor, jsonl
+
+pytestmark = pytest.mark.anyio
+
+SECRET = "correct-horse-battery-staple"
+
+
+async def test_a_secret_answer_is_sent_but_never_kept() -> None:
+    emitter = Emitter(trace_limit=100)
+    conversations = Conversations()
+    conversation = Conversation(id="c1", title="t", cwd="/w")
+    conversations.add(conversation)
+    conversations.bind(conversation, "thread-1")
+    interactions = Interactions()
+    router = Router(emitter, conversations, interactions, lambda _: None)
+    events = emitter.subscribe()
+    request = UserInputRequest(
+        thread_id="thread-1",
+        turn_id="turn-1",
+        item_id="call-1",
+        questions=[Question(id="token", header="Token", question="Your token?", is_secret=True)],
+    )
+    router.handle(IncomingRequest(7, request))
+    [pending] = interactions.pending()
+    assert pending.secret
+
+    detail = router.answer_with(pending, Reply(SECRET))
+    reply = await router.answer(7, request)
+
+    assert reply.to_wire() == {"answers": {"token": {"answers": [SECRET]}}}
+    assert detail == "answered (secret answer not shown)"
+    emitter.close()
+    seen = [event async for event in events]
+    assert any(isinstance(e, InteractionRequested) for e in seen)
+    resolved = [e for e in seen if isinstance(e, InteractionResolved)]
+    assert [r.detail for r in resolved] == ["answered (secret answer not shown)"]
+    assert SECRET not in repr(seen)
+    exported = jsonl(emitter.trace("c1").all_events(), Redactor(()))
+    assert SECRET not in exported
+    assert len([json.loads(line) for line in exported.splitlines()]) == len(seen)
