@@ -136,7 +136,7 @@ async def through_ui(root: Path) -> tuple[float, float]:
                     await pilot.pause(0.01)
                 took = time.perf_counter() - started
                 done.set()
-            await app.action_quit()
+            await app.shut_down()
     return took, max(stalls)
 
 
@@ -197,7 +197,7 @@ async def memory_after(items: int) -> tuple[float, float]:
                 break
             await pilot.pause(0.05)
         after = rss_mib()
-        await app.action_quit()
+        await app.shut_down()
     return before, after
 
 

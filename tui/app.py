@@ -18,10 +18,13 @@ from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
 from tui.backend import OpenBackend
 from tui.notify import alert
+from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
 from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
+from tui.widgets.form import FormCard
+from tui.widgets.question import QuestionCard
 from tui.widgets.trace_pane import TracePane
 
 
@@ -93,7 +96,7 @@ class CodexDeckApp(App[None]):
     def action_help(self) -> None:
         keys = []
         owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
-        owners += [ApprovalCard, CommandCell, TracePane]
+        owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane]
         for owner in owners:
             for binding in owner.BINDINGS:
                 if isinstance(binding, Binding) and binding.id:
@@ -102,7 +105,27 @@ class CodexDeckApp(App[None]):
         self.push_screen(HelpScreen(keys))
 
     async def action_quit(self) -> None:
-        """Close the engine first: pending approvals are declined, running turns stopped."""
+        """Close the engine first: pending approvals are declined, running turns stopped.
+
+        With answers still pending, ask first: quitting declines them.
+        """
+        backend = self.main.backend
+        pending = backend.pending_interactions() if backend is not None else []
+        if pending and not isinstance(self.screen, ConfirmScreen):
+            question = (
+                f"{len(pending)} request(s) from codex still wait for an answer. Quitting "
+                "declines them. Quit?"
+            )
+            self.push_screen(ConfirmScreen(question), self._quit_if_confirmed)
+            return
+        await self.shut_down()
+
+    def _quit_if_confirmed(self, confirmed: bool | None) -> None:
+        if confirmed:
+            self.run_worker(self.shut_down(), exclusive=True)
+
+    async def shut_down(self) -> None:
+        """Close the engine (declining what waits for an answer) and exit, without asking."""
         if self._bridge is not None and self._bridge.is_running:
             self._bridge.cancel()
             with contextlib.suppress(WorkerCancelled):

@@ -13,6 +13,7 @@ import anyio
 from engine.engine import CommandResult, Engine, SubmitMode, SubmitOutcome
 from engine.events import ConversationInfo, EngineEvent, InteractionInfo, StopOutcome
 from engine.fanout import Subscription
+from engine.interactions import Answer
 from engine.offline import offline_settings
 from engine.scripted_model import run_scripted_model
 from engine.session import SessionInfo
@@ -42,6 +43,10 @@ class Backend(Protocol):
     async def stop(self, conversation_id: str) -> StopOutcome: ...
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult: ...
+
+    async def respond(
+        self, reference: str, answer: Answer, conversation_id: str | None = None
+    ) -> CommandResult: ...
 
     def rename(self, conversation_id: str, title: str) -> ConversationInfo: ...
 

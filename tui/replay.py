@@ -21,6 +21,7 @@ from engine.events import (
     TurnStarted,
 )
 from engine.fanout import Fanout, Subscription
+from engine.interactions import Answer
 from engine.recording import event_from_json
 from engine.session import SessionInfo
 from engine.trace import Redactor, jsonl
@@ -84,6 +85,11 @@ class ReplayBackend:
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         return CommandResult(False, READ_ONLY)
 
+    async def respond(
+        self, reference: str, answer: Answer, conversation_id: str | None = None
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
     def rename(self, conversation_id: str, title: str) -> ConversationInfo:
         return self._infos[conversation_id]
 
@@ -107,6 +113,8 @@ class ReplayBackend:
             total_tokens=None,
             context_window=None,
             context_left=None,
+            plan_mode=info.plan_mode,
+            grants=info.grants,
         )
 
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:

@@ -59,7 +59,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: ready(app.main), "the engine is up")
             yield app, pilot
-            await app.action_quit()
+            await app.shut_down()
 
     return open_deck
 

@@ -27,10 +27,11 @@ from engine.events import (
     TokenUsageUpdated,
     TurnStarted,
 )
+from engine.interactions import Answer
 from tui.backend import Backend
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
-from tui.widgets.approval import ApprovalCard
+from tui.widgets.card import InteractionCard
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.message import AgentMessage
@@ -155,7 +156,7 @@ class MainScreen(Screen[None]):
                 continue
             cards = await transcript.apply(events)
             if cards and conversation_id == self.current:
-                cards[-1].focus()
+                cards[-1].take_focus()
         self.query_one(TracePane).add(list(message.events))
         if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
             self._refresh_status()
@@ -240,10 +241,15 @@ class MainScreen(Screen[None]):
     def _stop_pressed(self) -> None:
         self._run_line("/stop")
 
-    @on(ApprovalCard.Answered)
-    def _answered(self, event: ApprovalCard.Answered) -> None:
-        self._run_line(event.line, event.card.info.conversation_id)
+    @on(InteractionCard.Answered)
+    def _answered(self, event: InteractionCard.Answered) -> None:
+        self._respond(event.card.info.id, event.answer, event.card.info.conversation_id)
         self.query_one(Composer).focus()
+
+    @work(group="send")
+    async def _respond(self, interaction_id: str, answer: Answer, conversation_id: str) -> None:
+        if self.backend is not None:
+            await self.backend.respond(interaction_id, answer, conversation_id)
 
     def _run_line(self, line: str, conversation_id: str | None = None) -> None:
         target = conversation_id or self.current

@@ -1,125 +1,97 @@
-"""A request from codex waiting for the user: what is asked, in full, and the keys to answer."""
+"""An approval: the command, patch or permissions asked for, in full, and the keys to answer."""
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Static
 
-from tui.entries import ApprovalEntry
+from engine.interactions import Approve, ApproveScope, Cancel, Decline
 from tui.text import inert
+from tui.widgets.card import InteractionCard
 from tui.widgets.diff import render_change
 
-TITLES = {
-    "command": "Run this command?",
-    "file_change": "Apply these changes?",
-    "question": "Codex asks",
-    "elicitation": "A tool asks",
-    "permissions": "Allow more access?",
-}
 
-
-class ApprovalCard(Vertical, can_focus=True):
-    """Focused when it appears; y, a, n and c answer it (or /approve ID … in the composer)."""
+class ApprovalCard(InteractionCard):
+    """Focused when it appears: y approve, a for the session, p save the offered rule,
+    w save the offered network rule, n decline, c decline and stop (or /approve ID …)."""
 
     BINDINGS = [
-        Binding("y", "answer('approve')", "Approve", id="approval.approve"),
-        Binding("a", "answer('approve', 'session')", "For session", id="approval.session"),
-        Binding("n", "answer('decline')", "Decline", id="approval.decline"),
-        Binding("c", "answer('cancel')", "Cancel turn", id="approval.cancel"),
+        Binding("y", "approve('once')", "Approve", id="approval.approve"),
+        Binding("a", "approve('session')", "For session", id="approval.session"),
+        Binding("p", "approve('rule')", "Save rule", id="approval.rule", show=False),
+        Binding("w", "approve('network')", "Network rule", id="approval.network", show=False),
+        Binding("n", "decline", "Decline", id="approval.decline"),
+        Binding("c", "cancel", "Cancel turn", id="approval.cancel"),
     ]
-
-    DEFAULT_CSS = """
-    ApprovalCard {
-        height: auto; margin: 1 0 0 0; padding: 0 1;
-        border: round $warning; background: $surface;
-    }
-    ApprovalCard:focus { border: round $accent; }
-    ApprovalCard.-resolved { border: round $panel; }
-    ApprovalCard .approval-title { text-style: bold; color: $warning; }
-    ApprovalCard.-resolved .approval-title { color: $text-muted; }
-    ApprovalCard .approval-label { color: $text-muted; }
-    ApprovalCard .approval-keys { color: $text-muted; margin: 1 0 0 0; }
-    """
-
-    @dataclass
-    class Answered(Message):
-        """The user answered with a key; `line` is the command that does it."""
-
-        card: ApprovalCard
-        line: str
-
-        @property
-        def control(self) -> ApprovalCard:
-            return self.card
-
-    def __init__(self, entry: ApprovalEntry) -> None:
-        super().__init__()
-        self.entry = entry
-        self.info = entry.info
 
     def compose(self) -> ComposeResult:
         info = self.info
-        yield Static(
-            Text(f"{TITLES[info.kind]}  [{info.id}]"), classes="approval-title", markup=False
-        )
+        yield self.title_line()
         if info.command:
             yield Static(Text("$ " + inert(info.command)), markup=False)
-        for label, value in (("cwd", info.cwd), ("why", info.reason), ("url", info.url)):
+        for label, value in (("cwd", info.cwd), ("why", info.reason)):
             if value:
-                yield Static(Text(f"{label}: {inert(value)}"), classes="approval-label")
-        if info.message:
-            yield Static(Text(inert(info.message)))
+                yield Static(Text(f"{label}: {inert(value)}"), classes="card-label")
         for action in info.actions:
-            yield Static(Text("• " + inert(action)), classes="approval-label")
-        if info.exec_policy_amendment:
-            allowed = shlex.join(info.exec_policy_amendment)
-            yield Static(
-                Text(f"codex offers to allow commands starting with: {inert(allowed)}"),
-                classes="approval-label",
-            )
+            yield Static(Text("• " + inert(action)), classes="card-label")
+        root = (info.cwd or "").rstrip("/") + "/"
         for change in info.changes:
-            yield Static(Text(inert(change.path)), classes="approval-label")
+            yield Static(Text(inert(change.path.removeprefix(root))), classes="card-label")
             yield Static(render_change(change, self.app.current_theme.dark))
-        for question in info.questions:
-            header = f"{question.header}: " if question.header else ""
-            yield Static(Text(inert(header + question.question)))
-            for option in question.options or []:
-                yield Static(Text(f"  • {inert(option.label)} — {inert(option.description)}"))
         if info.permissions:
-            yield Static(Text(inert(str(info.permissions))), classes="approval-label")
-        yield Static(self.entry.resolution or self._keys(), classes="approval-keys", markup=False)
-        self.set_class(self.resolved, "-resolved")
+            yield Static(Text("asks for: " + inert(describe(info.permissions))))
+        if info.exec_policy_amendment:
+            rule = inert(shlex.join(info.exec_policy_amendment))
+            yield Static(
+                Text(
+                    f"p approves and saves a rule: commands starting with `{rule}` run "
+                    "without asking from now on (in every session)."
+                ),
+                classes="card-label",
+            )
+        if info.network_hosts:
+            hosts = ", ".join(inert(host) for host in info.network_hosts)
+            yield Static(
+                Text(f"w approves and saves a network rule for {hosts}."), classes="card-label"
+            )
+        yield self.keys_line(self._keys())
 
     def _keys(self) -> str:
-        if self.info.kind in ("command", "file_change"):
+        if self.info.kind == "permissions":
             return (
-                f"y approve · a approve for the session · n decline · c decline and stop the turn"
-                f"   (or /approve {self.info.id})"
+                f"y allow for this turn · a allow for the session · n decline"
+                f"   (or /approve {self.info.id} [session])"
             )
-        if self.info.kind == "question":
-            return f"answer with /respond {self.info.id} TEXT · n decline"
-        return f"y accept · n decline   (or /respond {self.info.id} JSON)"
+        return (
+            "y approve · a approve for the session · n decline · c decline and stop the turn"
+            f"   (or /approve {self.info.id})"
+        )
 
-    def action_answer(self, answer: str, option: str = "") -> None:
-        if self.resolved:
-            return
-        if answer == "approve" and self.info.kind == "question":
-            return
-        line = f"/{answer} {self.info.id}" + (f" {option}" if option else "")
-        self.post_message(self.Answered(self, line))
+    def action_approve(self, scope: ApproveScope) -> None:
+        self.answer(Approve(scope))
 
-    @property
-    def resolved(self) -> bool:
-        return bool(self.entry.resolution)
+    def action_decline(self) -> None:
+        self.answer(Decline())
 
-    def show_resolution(self) -> None:
-        """Show how it ended (answered, declined, expired …); keys no longer answer it."""
-        self.add_class("-resolved")
-        self.query_one(".approval-keys", Static).update(self.entry.resolution)
+    def action_cancel(self) -> None:
+        if self.info.kind != "permissions":
+            self.answer(Cancel())
+
+
+def describe(permissions: dict[str, object]) -> str:
+    """What a permission request asks for, in words."""
+    parts = []
+    files = permissions.get("fileSystem")
+    if isinstance(files, dict):
+        for access in ("read", "write"):
+            paths = files.get(access)
+            if isinstance(paths, list) and paths:
+                parts.append(f"{access} access to {', '.join(map(str, paths))}")
+    network = permissions.get("network")
+    if isinstance(network, dict) and network.get("enabled"):
+        parts.append("network access")
+    return "; ".join(parts) or str(permissions)

@@ -117,6 +117,8 @@ class ConversationList(OptionList):
             detail += f" {clock(time.time() - info.turn_started_at)}"
         if info.queued:
             detail += f" · {info.queued} queued"
+        if info.plan_mode:
+            detail += " · plan"
         label.append(f"\n  {detail}", style="dim")
         return label
 

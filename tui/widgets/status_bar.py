@@ -1,4 +1,5 @@
-"""One line at the bottom: model, provider, cwd, sandbox, approvals, context, state, engine."""
+"""One line at the bottom: state, engine, model, context, sandbox, approvals, plan mode,
+standing approvals, provider, cwd."""
 
 from __future__ import annotations
 
@@ -57,6 +58,11 @@ class StatusBar(Static):
             if percent is not None:
                 text.append(f" · {percent:.0f}% context left")
             text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
+            if session.plan_mode:
+                text.append(" · plan mode", style="bold")
+            if session.grants:
+                count = len(session.grants)
+                text.append(f" · {count} standing approval{'s' if count > 1 else ''}")
             text.append(f" · {session.provider or 'openai'} · {short_path(session.cwd)}")
         self.update(text)
 

@@ -48,10 +48,13 @@ from tui.entries import (
     UserEntry,
 )
 from tui.widgets.approval import ApprovalCard
+from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.diff import FileChangeCell
+from tui.widgets.form import FormCard
 from tui.widgets.message import AgentMessage, UserMessage
 from tui.widgets.notes import NoticeLine, PlanCell, ToolLine, TurnMarker
+from tui.widgets.question import QuestionCard
 from tui.widgets.reasoning import Reasoning
 from tui.widgets.streamed import Streamed
 
@@ -60,14 +63,13 @@ VIEWS: dict[type[Entry], Callable[..., Widget]] = {
     AgentEntry: AgentMessage,
     ReasoningEntry: Reasoning,
     CommandEntry: CommandCell,
-    FileChangeEntry: FileChangeCell,
     ToolEntry: ToolLine,
     NoticeEntry: NoticeLine,
     TurnEntry: TurnMarker,
     PlanEntry: PlanCell,
-    ApprovalEntry: ApprovalCard,
 }
-"""The widget that shows each kind of entry."""
+"""The widget that shows each kind of entry (file changes and requests are chosen apart)."""
+CARDS: dict[str, type[InteractionCard]] = {"question": QuestionCard, "elicitation": FormCard}
 
 FRAME_SECONDS = 1 / 30
 WINDOW = 300
@@ -131,7 +133,7 @@ class Transcript(VerticalScroll, can_focus=False):
                 return entry.widget
         return None
 
-    async def apply(self, events: list[EngineEvent]) -> list[ApprovalCard]:
+    async def apply(self, events: list[EngineEvent]) -> list[InteractionCard]:
         """Show a batch of events; returns the approval cards it added."""
         shown_before = len(self._entries)
         for event in events:
@@ -141,7 +143,7 @@ class Transcript(VerticalScroll, can_focus=False):
         return [
             entry.widget
             for entry in self._entries[shown_before:]
-            if isinstance(entry.widget, ApprovalCard)
+            if isinstance(entry.widget, InteractionCard)
         ]
 
     def _apply(self, event: EngineEvent) -> None:
@@ -271,10 +273,13 @@ class Transcript(VerticalScroll, can_focus=False):
         self._show_earlier_line()
 
     def _widget(self, entry: Entry) -> Widget:
-        make = VIEWS[type(entry)]
-        widget = (
-            FileChangeCell(entry, self.cwd) if isinstance(entry, FileChangeEntry) else make(entry)
-        )
+        widget: Widget
+        if isinstance(entry, FileChangeEntry):
+            widget = FileChangeCell(entry, self.cwd)
+        elif isinstance(entry, ApprovalEntry):
+            widget = CARDS.get(entry.info.kind, ApprovalCard)(entry)
+        else:
+            widget = VIEWS[type(entry)](entry)
         entry.widget = widget
         return widget
 
@@ -287,7 +292,7 @@ class Transcript(VerticalScroll, can_focus=False):
             await widget.finish()
         elif isinstance(widget, PlanCell):
             widget.show()
-        elif isinstance(widget, ApprovalCard):
+        elif isinstance(widget, InteractionCard):
             widget.show_resolution()
 
     def _show_earlier_line(self) -> None:

@@ -1,0 +1,186 @@
+"""Request cards in the app: questions answered with keys, forms checked before they are sent,
+rules saved from the card, and quitting with answers pending."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Select
+
+from engine.engine import CommandResult
+from engine.interactions import Answer, Reply
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from tests.tui.conftest import Deck, transcript, until
+from tui.app import CodexDeckApp
+from tui.backend import Backend
+from tui.replay import ReplayBackend, read_recording
+from tui.screens.confirm import ConfirmScreen
+from tui.widgets.approval import ApprovalCard
+from tui.widgets.composer import Composer
+from tui.widgets.form import FormCard
+from tui.widgets.notes import TurnMarker
+from tui.widgets.question import QuestionCard
+
+pytestmark = pytest.mark.anyio
+
+RECORDINGS = Path(__file__).parents[1] / "snapshots" / "recordings"
+
+
+def answers_sent(model: ScriptedModel) -> list[object]:
+    return [
+        json.loads(item["output"])
+        for item in model.responses_requests()[-1].input_items
+        if item.get("type") == "function_call_output"
+    ]
+
+
+async def ask(app: CodexDeckApp, pilot: Pilot[None]) -> QuestionCard:
+    composer = app.main.query_one(Composer)
+    for line in ("/plan on", "ask me"):
+        composer.text = line
+        await pilot.press("enter")
+    await until(pilot, lambda: transcript(app).query(QuestionCard), "the question card shows")
+    card = transcript(app).query_one(QuestionCard)
+    await until(pilot, lambda: card.has_focus_within, "the card takes the focus")
+    return card
+
+
+async def test_questions_are_answered_with_number_keys(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    async with deck() as (app, pilot):
+        card = await ask(app, pilot)
+        assert isinstance(app.focused, OptionList)
+        await pilot.press("2")
+        await pilot.press("2")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        assert card.resolved
+        assert answers_sent(scripted_model) == [
+            {"answers": {"colour": {"answers": ["Green"]}, "size": {"answers": ["Large"]}}}
+        ]
+
+
+async def test_a_question_can_be_answered_in_free_text(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    async with deck() as (app, pilot):
+        await ask(app, pilot)
+        await pilot.press("enter")
+        assert isinstance(app.focused, OptionList)
+        await pilot.press("tab")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"Medium, please", "enter")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        assert answers_sent(scripted_model) == [
+            {
+                "answers": {
+                    "colour": {"answers": ["Blue (Recommended)"]},
+                    "size": {"answers": ["Medium, please"]},
+                }
+            }
+        ]
+
+
+async def test_save_the_offered_rule_from_the_card(deck: Deck, workspace: Path) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.text = "save a rule"
+        await pilot.press("enter")
+        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+        card = transcript(app).query_one(ApprovalCard)
+        await until(pilot, lambda: card.has_focus, "the card takes the focus")
+        assert "p approves and saves a rule" in " ".join(
+            str(s.render()) for s in card.query("Static")
+        )
+        await pilot.press("p")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        assert (workspace / "rule.txt").read_text() == "ruled\nruled\n"
+        assert len(transcript(app).query(ApprovalCard)) == 1
+
+
+async def test_the_status_bar_shows_plan_mode_and_standing_approvals(
+    deck: Deck, workspace: Path
+) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        status = app.main.status
+        composer.text = "/plan on"
+        await pilot.press("enter")
+        await until(pilot, lambda: "plan mode" in str(status.render()), "plan mode shows")
+        composer.text = "/plan off"
+        await pilot.press("enter")
+        await until(pilot, lambda: "plan mode" not in str(status.render()), "plan mode goes")
+        composer.text = "run it twice"
+        await pilot.press("enter")
+        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+        card = transcript(app).query_one(ApprovalCard)
+        await until(pilot, lambda: card.has_focus, "the card takes the focus")
+        assert "standing approval" not in str(status.render())
+        await pilot.press("a")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        assert (workspace / "twice.txt").read_text() == "again\nagain\n"
+        assert len(transcript(app).query(ApprovalCard)) == 1
+        await until(pilot, lambda: "1 standing approval" in str(status.render()), "the grant shows")
+
+
+async def test_quitting_with_an_approval_pending_asks_first(deck: Deck, workspace: Path) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.text = "approval"
+        await pilot.press("enter")
+        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert app.is_running
+        await pilot.press("ctrl+q", "y")
+        await until(pilot, lambda: not app.is_running, "the app exits")
+    assert not (workspace / "out.txt").exists()
+
+
+class RecordingReplay(ReplayBackend):
+    """The replay, keeping what the UI tried to answer."""
+
+    answers: list[Answer]
+
+    async def respond(
+        self, reference: str, answer: Answer, conversation_id: str | None = None
+    ) -> CommandResult:
+        self.answers.append(answer)
+        return CommandResult(True, "answered")
+
+
+async def test_a_form_is_checked_before_it_is_sent() -> None:
+    backend = RecordingReplay(read_recording(RECORDINGS / "form.jsonl"))
+    backend.answers = []
+
+    @asynccontextmanager
+    async def open_backend() -> AsyncIterator[Backend]:
+        yield backend
+
+    app = CodexDeckApp(Settings(), open_backend)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.main.query(FormCard), "the form shows")
+        card = app.main.query_one(FormCard)
+        title = card.query_one("#field-title", Input)
+        title.value = "ab"
+        await pilot.press("ctrl+s")
+        problem = str(card.query_one(".card-problem").render())
+        assert problem == "Title: must be at least 3 characters; Priority: required"
+        assert backend.answers == []
+        title.value = "Crash on start"
+        card.query_one("#field-priority", Select).value = "high"
+        card.query_one("#field-estimate", Input).value = "3"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: backend.answers, "the answer is sent")
+        assert backend.answers == [
+            Reply({"title": "Crash on start", "priority": "high", "estimate": 3, "notify": False})
+        ]
+        await app.shut_down()

@@ -1,0 +1,88 @@
+"""What every request card shares: a title with its id, a line of keys, how it ended."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static
+
+from engine.interactions import Answer
+from tui.entries import ApprovalEntry
+
+TITLES = {
+    "command": "Run this command?",
+    "file_change": "Apply these changes?",
+    "question": "Codex asks",
+    "elicitation": "A tool asks",
+    "permissions": "Allow more access?",
+}
+
+
+class InteractionCard(Vertical, can_focus=True):
+    """A request waiting for an answer. Once resolved it shows the outcome and takes no keys."""
+
+    DEFAULT_CSS = """
+    InteractionCard {
+        height: auto; margin: 1 0 0 0; padding: 0 1;
+        border: round $warning; background: $surface;
+    }
+    InteractionCard:focus-within { border: round $accent; }
+    InteractionCard.-resolved { border: round $panel; }
+    InteractionCard .card-title { text-style: bold; color: $warning; }
+    InteractionCard.-resolved .card-title { color: $text-muted; }
+    InteractionCard .card-label { color: $text-muted; }
+    InteractionCard .card-keys { color: $text-muted; margin: 1 0 0 0; }
+    InteractionCard .card-problem { color: $error; }
+    """
+
+    @dataclass
+    class Answered(Message):
+        """The user answered on the card."""
+
+        card: InteractionCard
+        answer: Answer
+
+        @property
+        def control(self) -> InteractionCard:
+            return self.card
+
+    def __init__(self, entry: ApprovalEntry) -> None:
+        super().__init__()
+        self.entry = entry
+        self.info = entry.info
+        self._keys_line = Static("", classes="card-keys", markup=False)
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.entry.resolution)
+
+    def title_line(self) -> Static:
+        title = Text(f"{TITLES[self.info.kind]}  [{self.info.id}]")
+        return Static(title, classes="card-title", markup=False)
+
+    def keys_line(self, keys: str) -> Static:
+        self._keys_line.update(self.entry.resolution or keys)
+        self.set_class(self.resolved, "-resolved")
+        return self._keys_line
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A resolved card takes no more answers, so its keys leave the footer."""
+        return not self.resolved
+
+    def take_focus(self) -> None:
+        """Focus the card (or its first field) when it appears."""
+        fields = self.query("OptionList, Input, Select, Checkbox")
+        (fields.first() if fields else self).focus()
+
+    def answer(self, answer: Answer) -> None:
+        if not self.resolved:
+            self.post_message(self.Answered(self, answer))
+
+    def show_resolution(self) -> None:
+        """Show how it ended (answered, declined, expired …); keys no longer answer it."""
+        self.add_class("-resolved")
+        self._keys_line.update(self.entry.resolution)
+        self.refresh_bindings()

@@ -1,0 +1,120 @@
+"""Questions from codex (plan mode): pick an option with the keys, or type an answer.
+
+A secret question is typed into a masked field, and its answer is only ever sent to codex.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from engine.interactions import Decline, Reply
+from engine.protocol import Question
+from tui.text import inert
+from tui.widgets.card import InteractionCard
+
+
+class Choices(OptionList):
+    """A question's options; 1-9 picks the option with that number at once."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key.isdigit() and 0 < int(event.key) <= self.option_count:
+            event.stop()
+            event.prevent_default()
+            self.highlighted = int(event.key) - 1
+            self.action_select()
+            return
+        await super()._on_key(event)
+
+
+class QuestionField(Vertical):
+    """One question: its options (1-9 pick one) and, where allowed, a free answer."""
+
+    DEFAULT_CSS = """
+    QuestionField { height: auto; margin: 1 0 0 0; }
+    QuestionField Choices, QuestionField Choices:focus {
+        height: auto; max-height: 8; border: none; padding: 0; margin: 0; width: 100%;
+    }
+    QuestionField Input, QuestionField Input:focus { margin: 0; width: 100%; }
+    """
+
+    def __init__(self, question: Question) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        question = self.question
+        header = f"{question.header}: " if question.header else ""
+        yield Static(Text(inert(header + question.question), style="bold"), markup=False)
+        options = question.options or []
+        if options:
+            yield Choices(
+                *(
+                    Option(Text(f"{n}. {inert(o.label)} — {inert(o.description)}"), id=str(n))
+                    for n, o in enumerate(options, 1)
+                )
+            )
+        if question.is_other or question.is_secret or not options:
+            placeholder = "the answer (hidden)" if question.is_secret else "or type an answer"
+            yield Input(placeholder=placeholder, password=question.is_secret)
+
+    def value(self) -> str | None:
+        """The typed answer if there is one, else the highlighted option."""
+        typed = self.query(Input)
+        if typed and typed.first().value.strip():
+            return typed.first().value.strip()
+        choices = self.query(OptionList)
+        options = self.question.options or []
+        highlighted = choices.first().highlighted if choices else None
+        return options[highlighted].label if highlighted is not None else None
+
+
+class QuestionCard(InteractionCard):
+    """Enter on an option (or in the answer field) moves on; after the last question it sends.
+    ctrl+x declines."""
+
+    BINDINGS = [Binding("ctrl+x", "decline", "Decline", id="question.decline")]
+
+    def compose(self) -> ComposeResult:
+        yield self.title_line()
+        for question in self.info.questions:
+            yield QuestionField(question)
+        yield Static("", classes="card-problem", markup=False)
+        yield self.keys_line(
+            "1-9 or enter picks · type where there is a field · ctrl+x declines"
+            f"   (or /respond {self.info.id} …)"
+        )
+
+    @on(OptionList.OptionSelected)
+    @on(Input.Submitted)
+    def _next(self, event: OptionList.OptionSelected | Input.Submitted) -> None:
+        event.stop()
+        fields = list(self.query(QuestionField))
+        current = next((f for f in fields if f.has_focus_within), None)
+        later = fields[fields.index(current) + 1 :] if current in fields else []
+        for field in later:
+            target = field.query("OptionList, Input")
+            if target:
+                target.first().focus()
+                return
+        self._send(fields)
+
+    def _send(self, fields: list[QuestionField]) -> None:
+        answers = {field.question.id: field.value() for field in fields}
+        missing = [
+            field.question.header or field.question.id
+            for field in fields
+            if answers[field.question.id] is None
+        ]
+        if missing:
+            self.query_one(".card-problem", Static).update("still to answer: " + ", ".join(missing))
+            return
+        self.answer(Reply(answers))
+
+    def action_decline(self) -> None:
+        self.answer(Decline())
