@@ -8,10 +8,12 @@ the snapshots only change when the UI does.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,13 @@ from engine.engine import Engine
 from engine.events import (
     ConversationUpdated,
     EngineEvent,
+    InteractionInfo,
     InteractionRequested,
     ItemDelta,
+    Notice,
     TokenUsageUpdated,
     TurnCompleted,
+    UnknownMessage,
 )
 from engine.offline import offline_settings
 from engine.recording import event_to_json
@@ -49,21 +54,37 @@ def mid_answer(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     return len(deltas) >= 40
 
 
-def at_question(event: EngineEvent, _: list[EngineEvent]) -> bool:
-    return isinstance(event, InteractionRequested)
+def at_question(event: EngineEvent, seen: list[EngineEvent]) -> bool:
+    """Once a request waits and the conversation says so."""
+    asked = any(isinstance(e, InteractionRequested) for e in seen)
+    return asked and isinstance(event, ConversationUpdated) and event.info.pending_interactions > 0
 
 
-SCENES: dict[str, tuple[str, Stop, bool]] = {
-    "empty": ("", at_turn_end, False),  # stops once the thread has started
-    "streaming": ("show markdown", mid_answer, False),
-    "markdown": ("show markdown", at_turn_end, False),
-    "forty_lines": ("print forty lines", at_turn_end, False),
-    "approval": ("approval", at_question, False),
-    "everything": ("do it all", at_turn_end, True),
+@dataclass(frozen=True)
+class Scene:
+    text: str
+    stop: Stop
+    answer: str = ""
+    """A command run on each request (`/approve {id}`, `/stop` …)."""
+    setup: tuple[str, ...] = ()
+    """Commands run before the text is sent."""
+
+
+SCENES: dict[str, Scene] = {
+    "empty": Scene("", at_turn_end),  # stops once the thread has started
+    "streaming": Scene("show markdown", mid_answer),
+    "markdown": Scene("show markdown", at_turn_end),
+    "forty_lines": Scene("print forty lines", at_turn_end),
+    "approval": Scene("approval", at_question),
+    "everything": Scene("do it all", at_turn_end, answer="/approve {id}"),
+    "long_command": Scene("a long command", at_question),
+    "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
+    "question": Scene("ask me", at_question, setup=("/plan on",)),
+    "expired": Scene("approval", at_turn_end, answer="/stop"),
 }
 
 
-async def record(text: str, stop: Stop, approve: bool) -> list[EngineEvent]:
+async def record(scene: Scene) -> list[EngineEvent]:
     with tempfile.TemporaryDirectory() as scratch:
         home, workspace = Path(scratch, "home"), Path(scratch, "ws")
         await anyio.Path(home).mkdir()
@@ -74,24 +95,71 @@ async def record(text: str, stop: Stop, approve: bool) -> list[EngineEvent]:
                 events = engine.events()
                 conversation = await engine.new_conversation("Conversation 1")
                 seen: list[EngineEvent] = []
-                if not text:
+                if not scene.text:
                     async for event in events:
                         seen.append(event)
                         if isinstance(event, ConversationUpdated) and event.info.thread_id:
                             return seen
-                await engine.submit(conversation.id, text)
+                for line in scene.setup:
+                    await engine.execute(conversation.id, line)
+                await engine.submit(conversation.id, scene.text)
                 async for event in events:
                     seen.append(event)
-                    if approve and isinstance(event, InteractionRequested):
-                        await engine.execute(conversation.id, f"/approve {event.interaction.id}")
-                    elif stop(event, seen):
+                    if scene.answer and isinstance(event, InteractionRequested):
+                        line = scene.answer.format(id=event.interaction.id)
+                        await engine.execute(conversation.id, line)
+                    elif scene.stop(event, seen):
                         break
                 return seen
 
 
+def form_scene(empty: list[EngineEvent]) -> list[EngineEvent]:
+    """A form from an MCP server, built by hand: codex asks for one only on behalf of an MCP
+    server, which the scripted model cannot stand in for."""
+    conversation = next(e.info for e in empty if isinstance(e, ConversationUpdated))
+    info = InteractionInfo(
+        id="form1",
+        kind="elicitation",
+        conversation_id=conversation.id,
+        turn_id="turn-form",
+        item_id=None,
+        server="issue-tracker",
+        message="Details for the new issue",
+        requested_schema={
+            "type": "object",
+            "properties": {
+                "title": {"type": "string", "title": "Title", "minLength": 3},
+                "priority": {
+                    "type": "string",
+                    "title": "Priority",
+                    "enum": ["low", "high"],
+                    "enumNames": ["Low", "High"],
+                },
+                "estimate": {"type": "integer", "title": "Estimate (hours)", "minimum": 1},
+                "notify": {"type": "boolean", "title": "Notify the team"},
+            },
+            "required": ["title", "priority"],
+        },
+    )
+    last = empty[-1]
+    waiting = dataclasses.replace(
+        conversation, state="waiting", pending_interactions=1, turn_id="turn-form"
+    )
+    return [
+        *empty,
+        InteractionRequested(
+            seq=last.seq + 1, at=last.at, conversation_id=info.conversation_id, interaction=info
+        ),
+        ConversationUpdated(
+            seq=last.seq + 2, at=last.at, conversation_id=info.conversation_id, info=waiting
+        ),
+    ]
+
+
 def normalize(events: list[EngineEvent], workspace: str) -> list[dict[str, Any]]:
-    """Fixed times, durations, paths, ids and token counts."""
-    kept = [e for e in events if not isinstance(e, TokenUsageUpdated)]
+    """Fixed times, durations, paths, ids and token counts; nothing that depends on the
+    recording machine (its sandbox warnings) or on start-up timing."""
+    kept = [e for e in events if not isinstance(e, TokenUsageUpdated) and not machine_noise(e)]
     text = "\n".join(json.dumps(event_to_json(e)) for e in kept)
     text = text.replace(workspace, WORKSPACE)
     # The recording machine's login shell may print its own warnings into command output.
@@ -105,6 +173,12 @@ def normalize(events: list[EngineEvent], workspace: str) -> list[dict[str, Any]]
         row["at"] = START + number
         _fix_durations(row)
     return rows
+
+
+def machine_noise(event: EngineEvent) -> bool:
+    if isinstance(event, Notice):
+        return "bubblewrap" in event.text
+    return isinstance(event, UnknownMessage) and event.method == "remoteControl/status/changed"
 
 
 def _fix_durations(value: Any) -> None:
@@ -123,8 +197,11 @@ def _fix_durations(value: Any) -> None:
 
 async def main() -> None:
     RECORDINGS.mkdir(exist_ok=True)
-    for name, (text, stop, approve) in SCENES.items():
-        events = await record(text, stop, approve)
+    recorded = {}
+    for name, scene in SCENES.items():
+        recorded[name] = await record(scene)
+    recorded["form"] = form_scene(recorded["empty"])
+    for name, events in recorded.items():
         workspace = next(e.info.cwd for e in events if isinstance(e, ConversationUpdated))
         rows = normalize(events, workspace)
         path = RECORDINGS / f"{name}.jsonl"

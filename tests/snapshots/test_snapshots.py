@@ -119,3 +119,35 @@ def test_80_by_24(snap_compare: Compare) -> None:
     """A narrow terminal: the conversation list steps aside, the transcript (end of the
     Markdown answer and the turn marker), the composer, status bar and footer all fit."""
     assert snap_compare(app_for("markdown"), terminal_size=(80, 24), run_before=settled)
+
+
+def test_command_card_with_a_long_command(snap_compare: Compare) -> None:
+    """A 270-character command waiting for approval, wrapped over several lines inside the
+    card and never cut: the whole `for name in alpha … zulu; do printf …; done; wc -l` reads."""
+    assert snap_compare(app_for("long_command"), terminal_size=(100, 36), run_before=settled)
+
+
+def test_file_change_card_with_a_long_diff_scrolled(snap_compare: Compare) -> None:
+    """`long.txt (new file)` with 60 `+` lines waiting for approval; page-up scrolled the
+    transcript so the middle of the diff shows while the card keeps the focus."""
+    assert snap_compare(
+        app_for("long_diff"), press=["pageup"], terminal_size=(110, 30), run_before=settled
+    )
+
+
+def test_question_form(snap_compare: Compare) -> None:
+    """Plan mode's two questions (Colour, Size), each with numbered options and an
+    "or type an answer" field; the first option list has the focus; keys hint below."""
+    assert snap_compare(app_for("question"), terminal_size=(110, 40), run_before=settled)
+
+
+def test_elicitation_form(snap_compare: Compare) -> None:
+    """A form from the `issue-tracker` MCP server: Title * (text), Priority * (select),
+    Estimate (hours) (number), Notify the team (checkbox), and ctrl+s / ctrl+x / ctrl+k."""
+    assert snap_compare(app_for("form"), terminal_size=(110, 40), run_before=settled)
+
+
+def test_expired_card(snap_compare: Compare) -> None:
+    """An approval left unanswered when the turn was stopped: the card is greyed and says
+    `expired — the turn ended (interrupted)`; the turn marker says interrupted."""
+    assert snap_compare(app_for("expired"), terminal_size=(110, 36), run_before=settled)
