@@ -247,7 +247,7 @@ class Engine:
         conversation.queue.clear()
         conversation.queue_held = False
         for pending in self._interactions.pending(conversation.id):
-            self._router.expire(pending, "the conversation was reset")
+            self._router.expire(pending, "the conversation was reset", "codex-deck")
         old_thread = conversation.thread_id
         conversation.generation += 1
         conversation.thread_id = None
@@ -633,7 +633,7 @@ class Engine:
                 EngineStatus(**self._emitter.stamp(None), status="failed", detail=reason)
             )
             for pending in self._interactions.pending():
-                self._router.expire(pending, "the app-server went away")
+                self._router.expire(pending, "the app-server went away", "codex-deck")
             for conversation in self._conversations.all():
                 if conversation.state in BUSY_STATES:
                     if (
@@ -656,7 +656,7 @@ class Engine:
         self._closing = True
         self.status = "stopping"
         for pending in self._interactions.pending():
-            self._router.expire(pending, "codex-deck is closing")
+            self._router.expire(pending, "codex-deck is closing", "codex-deck")
         with anyio.move_on_after(SHUTDOWN_SECONDS):
             await self._server.rpc.replies_sent()
             async with anyio.create_task_group() as stopping:

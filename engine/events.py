@@ -36,6 +36,10 @@ InteractionOutcome = Literal[
     "expired",
 ]
 
+AnsweredBy = Literal["user", "codex", "codex-deck"]
+"""Who settled a request: the user, codex itself (it withdrew the request or ended the turn),
+or codex-deck (it closed, reset the conversation, or lost the app-server)."""
+
 
 class Stamp(TypedDict):
     seq: int
@@ -195,6 +199,7 @@ class InteractionResolved(EngineEvent):
     outcome: InteractionOutcome
     detail: str
     """What was decided, in words; never a secret answer."""
+    by: AnsweredBy = "user"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,6 +13,7 @@ from engine.appserver import IncomingRequest, Received
 from engine.conversation import Conversation, Conversations
 from engine.emitter import Emitter
 from engine.events import (
+    AnsweredBy,
     ConversationUpdated,
     DeltaKind,
     InteractionRequested,
@@ -108,7 +109,12 @@ class Router:
         )
 
     def resolve(
-        self, pending: PendingInteraction, reply: wire.WireModel, outcome: Outcome, detail: str
+        self,
+        pending: PendingInteraction,
+        reply: wire.WireModel,
+        outcome: Outcome,
+        detail: str,
+        by: AnsweredBy = "user",
     ) -> None:
         """Answer an interaction, tell subscribers, and leave `waiting` if nothing else waits."""
         pending.resolve(reply, outcome)
@@ -119,6 +125,7 @@ class Router:
                 interaction_id=pending.info.id,
                 outcome=outcome,
                 detail=detail,
+                by=by,
             ),
             conversation.turn_id,
         )
@@ -142,8 +149,8 @@ class Router:
         self.resolve(pending, reply, outcome, detail)
         return detail
 
-    def expire(self, pending: PendingInteraction, why: str) -> None:
-        self.resolve(pending, wire.decline(pending.request), "expired", why)
+    def expire(self, pending: PendingInteraction, why: str, by: AnsweredBy) -> None:
+        self.resolve(pending, wire.decline(pending.request), "expired", why, by)
 
     def handle(self, notification: Received) -> None:
         if isinstance(notification, IncomingRequest):
@@ -218,7 +225,7 @@ class Router:
         finally:
             self._asked.pop(request_id, None)
             if asked.pending is not None and asked.pending.outcome is None:
-                self.expire(asked.pending, "codex-deck stopped waiting for an answer")
+                self.expire(asked.pending, "codex-deck stopped waiting for an answer", "codex-deck")
 
     def _engine_wide(self, notification: wire.ServerNotification) -> None:
         if isinstance(notification, wire.ConfigWarning | wire.DeprecationNotice):
@@ -359,7 +366,7 @@ class Router:
     def _request_resolved(self, conversation: Conversation, notification: Any) -> None:
         pending = self._interactions.by_request(notification.request_id)
         if pending is not None:
-            self.expire(pending, "codex no longer needs an answer")
+            self.expire(pending, "codex no longer needs an answer", "codex")
 
     def _turn_error(self, conversation: Conversation, notification: Any) -> None:
         if notification.will_retry:
@@ -417,7 +424,7 @@ class Router:
             self._emitter.emit(closed, turn.id)
         for pending in self._interactions.pending(conversation.id):
             if pending.info.turn_id == turn.id:
-                self.expire(pending, f"the turn ended ({turn.status})")
+                self.expire(pending, f"the turn ended ({turn.status})", "codex")
         submission = conversation.submission
         if submission is not None:
             if turn.status == "completed":

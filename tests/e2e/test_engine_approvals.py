@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.engine import Engine
-from engine.events import InteractionRequested, TurnCompleted
+from engine.events import InteractionRequested, InteractionResolved, TurnCompleted
 from engine.scripted_model import ScriptedModel
 from tests.e2e.eventlog import EventLog
 
@@ -25,6 +25,8 @@ async def test_accept_for_the_session_is_not_asked_again(deck: Deck, workspace: 
     asked = (await log.wait_for(InteractionRequested)).interaction
     result = await engine.execute(conversation.id, f"/approve {asked.id} session")
     assert result.message == f"{asked.id}: accepted for session"
+    resolved = await log.wait_for(InteractionResolved)
+    assert (resolved.outcome, resolved.by) == ("accepted_for_session", "user")
     assert (await log.turn_completed(conversation.id)).status == "completed"
     assert (workspace / "twice.txt").read_text() == "again\nagain\n"
     assert len(log.of(InteractionRequested)) == 1

@@ -61,7 +61,11 @@ async def test_stop_while_an_approval_waits_expires_it_and_runs_nothing(
     done = await log.turn_completed(conversation.id)
     assert done.status == "interrupted"
     resolved = await log.wait_for(InteractionResolved)
-    assert (resolved.interaction_id, resolved.outcome) == (asked.interaction.id, "expired")
+    assert (resolved.interaction_id, resolved.outcome, resolved.by) == (
+        asked.interaction.id,
+        "expired",
+        "codex",
+    )
     assert not (workspace / "out.txt").exists()
     late = await engine.respond(asked.interaction.id, Approve())
     assert (late.ok, late.message) == (False, f"{asked.interaction.id} is expired")
@@ -232,8 +236,8 @@ async def test_closing_the_engine_declines_what_waits(
         for e in engine.trace(conversation.id, asked.turn_id)
         if isinstance(e, InteractionResolved)
     ]
-    assert [(r.interaction_id, r.outcome, r.detail) for r in resolved] == [
-        (asked.id, "expired", "codex-deck is closing")
+    assert [(r.interaction_id, r.outcome, r.detail, r.by) for r in resolved] == [
+        (asked.id, "expired", "codex-deck is closing", "codex-deck")
     ]
     assert not (workspace / "out.txt").exists()
 

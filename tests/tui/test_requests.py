@@ -10,10 +10,17 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Input, OptionList, Select, Static
 
 from engine.engine import CommandResult
+from engine.events import (
+    ConversationUpdated,
+    InteractionInfo,
+    InteractionRequested,
+    InteractionResolved,
+)
 from engine.interactions import Answer, Reply
+from engine.protocol import Question
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, transcript, until
@@ -21,6 +28,7 @@ from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.replay import ReplayBackend, read_recording
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.main import EngineBatch
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.composer import Composer
 from tui.widgets.form import FormCard
@@ -183,4 +191,62 @@ async def test_a_form_is_checked_before_it_is_sent() -> None:
         assert backend.answers == [
             Reply({"title": "Crash on start", "priority": "high", "estimate": 3, "notify": False})
         ]
+        await app.shut_down()
+
+
+SECRET = "correct-horse-battery-staple"
+
+
+async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
+    """Codex marks a question secret only for tools the scripted model cannot call, so the
+    request is added by hand to a recorded start."""
+    start = read_recording(RECORDINGS / "empty.jsonl")
+    conversation = next(e.info for e in reversed(start) if isinstance(e, ConversationUpdated))
+    info = InteractionInfo(
+        id="sec1",
+        kind="question",
+        conversation_id=conversation.id,
+        turn_id="turn-1",
+        item_id="call-1",
+        questions=(Question(id="token", header="Token", question="Your token?", is_secret=True),),
+    )
+    last = start[-1]
+    asked = InteractionRequested(
+        seq=last.seq + 1, at=last.at, conversation_id=conversation.id, interaction=info
+    )
+    backend = RecordingReplay([*start, asked])
+    backend.answers = []
+
+    @asynccontextmanager
+    async def open_backend() -> AsyncIterator[Backend]:
+        yield backend
+
+    app = CodexDeckApp(Settings(), open_backend)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.main.query(QuestionCard), "the card shows")
+        card = app.main.query_one(QuestionCard)
+        await until(pilot, lambda: card.has_focus_within, "the card takes the focus")
+        field = card.query_one(Input)
+        assert app.focused is field
+        assert field.password
+        await pilot.press(*SECRET)
+        assert SECRET not in app.export_screenshot()
+        await pilot.press("enter")
+        await until(pilot, lambda: backend.answers, "the answer is sent")
+        assert backend.answers == [Reply({"token": SECRET})]
+        resolved = InteractionResolved(
+            seq=asked.seq + 1,
+            at=asked.at,
+            conversation_id=conversation.id,
+            interaction_id=info.id,
+            outcome="answered",
+            detail="answered (secret answer not shown)",
+        )
+        app.main.post_message(EngineBatch((resolved,)))
+        await until(pilot, lambda: card.resolved, "the card shows the answer went")
+        assert field.value == ""
+        assert field.disabled
+        keys_line = card.query_one(".card-keys", Static)
+        assert str(keys_line.render()) == "answered (secret answer not shown)"
+        assert SECRET not in app.export_screenshot()
         await app.shut_down()

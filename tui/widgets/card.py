@@ -7,10 +7,13 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from engine.interactions import Answer
 from tui.entries import ApprovalEntry
+
+FIELDS = "OptionList, Input, Select, Checkbox"
+"""What a card may hold for the user to fill in."""
 
 TITLES = {
     "command": "Run this command?",
@@ -74,7 +77,7 @@ class InteractionCard(Vertical, can_focus=True):
 
     def take_focus(self) -> None:
         """Focus the card (or its first field) when it appears."""
-        fields = self.query("OptionList, Input, Select, Checkbox")
+        fields = self.query(FIELDS)
         (fields.first() if fields else self).focus()
 
     def answer(self, answer: Answer) -> None:
@@ -85,4 +88,16 @@ class InteractionCard(Vertical, can_focus=True):
         """Show how it ended (answered, declined, expired …); keys no longer answer it."""
         self.add_class("-resolved")
         self._keys_line.update(self.entry.resolution)
+        self._close_fields()
         self.refresh_bindings()
+
+    def on_mount(self) -> None:
+        if self.resolved:
+            self._close_fields()
+
+    def _close_fields(self) -> None:
+        """Nothing more can be typed, and a masked answer leaves the screen."""
+        for field in self.query(FIELDS):
+            if isinstance(field, Input) and field.password:
+                field.value = ""
+            field.disabled = True

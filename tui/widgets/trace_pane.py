@@ -68,7 +68,8 @@ def describe(event: EngineEvent) -> Row:
         info = event.interaction
         return Row(event, "asked", f"{info.kind} {info.id}", item_id=info.item_id)
     if isinstance(event, InteractionResolved):
-        return Row(event, "answered", f"{event.interaction_id} {event.outcome}")
+        who = "you" if event.by == "user" else event.by
+        return Row(event, "answered", f"{event.interaction_id} {event.outcome} by {who}")
     if isinstance(event, SubmissionAccepted):
         return Row(event, f"sent ({event.how})", inert(event.text[:60]))
     if isinstance(event, StopRequested):

@@ -164,9 +164,8 @@ class Transcript(VerticalScroll, can_focus=False):
             entry = self._by_key.get(f"interaction-{event.interaction_id}")
             if isinstance(entry, ApprovalEntry):
                 outcome = event.outcome.replace("_", " ")
-                entry.resolution = outcome + (
-                    "" if event.detail == outcome else f" — {event.detail}"
-                )
+                detail = event.detail
+                entry.resolution = detail if detail.startswith(outcome) else f"{outcome} — {detail}"
                 self._changed.append(entry)
         elif isinstance(event, PlanUpdated):
             plan = self._plans.get(event.turn_id)
