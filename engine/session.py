@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.conversation import Conversation
+from engine.protocol import SANDBOX_POLICIES
 from engine.settings import Settings
+
+SANDBOX_NAMES = {policy["type"]: mode for mode, policy in SANDBOX_POLICIES.items()}
+"""The thread's sandbox type as codex's own CLI and config spell it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +72,7 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
     sandbox: str = settings.codex.sandbox
     approval: str = settings.codex.approval_policy
     if opened is not None:
-        sandbox = str((opened.sandbox or {}).get("type", sandbox))
+        sandbox = SANDBOX_NAMES.get(str((opened.sandbox or {}).get("type")), sandbox)
         approval = str(opened.approval_policy or approval)
     sandbox = conversation.sandbox or sandbox
     approval = conversation.approval_policy or approval

@@ -122,7 +122,7 @@ async def test_session_describes_the_conversation(deck: Deck, workspace: Path) -
     assert info.model == "codex-deck-scripted"
     assert info.provider == "codex-deck-offline"
     assert info.cwd == str(workspace)
-    assert info.sandbox == "workspaceWrite"
+    assert info.sandbox == "workspace-write"
     assert info.approval_policy == "on-request"
     assert info.total_tokens is not None
     assert info.total_tokens > 0

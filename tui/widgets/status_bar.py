@@ -1,5 +1,5 @@
-"""One line at the bottom: state, engine, model, context, sandbox, approvals, plan mode,
-standing approvals, provider, cwd."""
+"""One line at the bottom: state, engine, sandbox, approvals, plan mode, standing approvals,
+model, context, provider, cwd (what decides what codex may do comes first)."""
 
 from __future__ import annotations
 
@@ -49,20 +49,20 @@ class StatusBar(Static):
             text.append(" · ")
         text.append(self.engine_state)
         if session is not None:
-            text.append(" · ")
-            model = session.model or "default model"
-            if session.reasoning_effort:
-                model += f" ({session.reasoning_effort})"
-            text.append(model, style="bold")
-            percent = session.context_left_percent
-            if percent is not None:
-                text.append(f" · {percent:.0f}% context left")
             text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             if session.plan_mode:
                 text.append(" · plan mode", style="bold")
             if session.grants:
                 count = len(session.grants)
                 text.append(f" · {count} standing approval{'s' if count > 1 else ''}")
+            model = session.model or "default model"
+            if session.reasoning_effort:
+                model += f" ({session.reasoning_effort})"
+            text.append(" · ")
+            text.append(model, style="bold")
+            percent = session.context_left_percent
+            if percent is not None:
+                text.append(f" · {percent:.0f}% context left")
             text.append(f" · {session.provider or 'openai'} · {short_path(session.cwd)}")
         self.update(text)
 
