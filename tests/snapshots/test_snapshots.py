@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 
 from engine.settings import Settings, UiSettings
 from tui.app import CodexDeckApp
 from tui.replay import read_recording, replay_backend
-from tui.widgets.composer import Composer
 from tui.widgets.transcript import Transcript
 
 RECORDINGS = Path(__file__).with_name("recordings")
@@ -50,13 +50,17 @@ async def settled(pilot: Pilot[None]) -> None:
     app = pilot.app
     assert isinstance(app, CodexDeckApp)
     await app.workers.wait_for_complete()
-    app.main.query_one(Composer).cursor_blink = False
     for _ in range(200):
         await pilot.pause()
         transcripts = app.main.query(Transcript)
         if transcripts and all(t.settled for t in transcripts):
-            return
-    raise AssertionError("the replay was not drawn")
+            break
+    else:
+        raise AssertionError("the replay was not drawn")
+    for field in app.main.query("Input, TextArea"):
+        assert isinstance(field, Input | TextArea)
+        field.cursor_blink = False
+    await pilot.pause()
 
 
 def test_empty_start(snap_compare: Compare) -> None:
