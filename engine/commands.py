@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine.interactions import Answer, Approve, ApproveScope, Cancel, Decline, Reply
 from engine.protocol import ApprovalPolicy, SandboxMode
@@ -86,7 +86,37 @@ class Respond:
     answer: Answer
 
 
-Command = Say | Stop | Reset | Session | New | Rename | Archive | Help | Respond | Plan | Policy
+@dataclass(frozen=True, slots=True)
+class Side:
+    """A side question (in the active side chat, or a new one); no question: list them."""
+
+    question: str
+    new: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SideAction:
+    """Close or promote a side chat (the active one when no id is given)."""
+
+    action: Literal["close", "promote"]
+    side_chat: str | None
+
+
+Command = (
+    Say
+    | Stop
+    | Reset
+    | Session
+    | New
+    | Rename
+    | Archive
+    | Help
+    | Respond
+    | Plan
+    | Policy
+    | Side
+    | SideAction
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +224,15 @@ def _sandbox(rest: str) -> Command:
     return Policy(sandbox=SANDBOXES[rest])
 
 
+def _side_action(action: Literal["close", "promote"]) -> Callable[[str], Command]:
+    def parse(rest: str) -> Command:
+        if " " in rest:
+            raise ValueError("takes at most a side chat id")
+        return SideAction(action, rest or None)
+
+    return parse
+
+
 def _cancel(rest: str) -> Command:
     return _interaction_and(_plain(Cancel()))(rest) if rest else Stop()
 
@@ -244,6 +283,25 @@ COMMANDS: tuple[Usage, ...] = (
         "read-only|workspace-write|danger-full-access",
         "what commands may touch, from the next turn",
         _sandbox,
+    ),
+    Usage(
+        "side",
+        "[QUESTION]",
+        "ask aside (a throwaway fork; the conversation never sees it); alone: list side chats",
+        lambda rest: Side(rest),
+    ),
+    Usage(
+        "newside",
+        "QUESTION",
+        "ask in a new side chat, keeping the others",
+        _needs_text(lambda text: Side(text, new=True)),
+    ),
+    Usage("closeside", "[ID]", "close a side chat (its codex process ends)", _side_action("close")),
+    Usage(
+        "promote",
+        "[ID]",
+        "keep a side chat's fork as a new conversation (without the side answers)",
+        _side_action("promote"),
     ),
     Usage("help", "", "list the commands", _no_arguments(Help())),
 )

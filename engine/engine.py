@@ -20,7 +20,7 @@ from engine.appserver import AppServer, Transport, open_app_server, spawn_app_se
 from engine.binary import find_codex
 from engine.conversation import Conversation, Conversations, Submission
 from engine.emitter import Emitter
-from engine.errors import ConnectionClosed, RpcError
+from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.events import (
     BUSY_STATES,
     ConversationInfo,
@@ -29,18 +29,21 @@ from engine.events import (
     InteractionInfo,
     Notice,
     NoticeLevel,
+    SideChatInfo,
     StopOutcome,
     StopRequested,
     SubmissionAccepted,
 )
 from engine.fanout import Subscription
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
-from engine.launch import launch_for, thread_defaults
+from engine.launch import Launch, launch_for, thread_defaults
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.router import Router
 from engine.rpc import Incoming, Notification
 from engine.session import SessionInfo, session_info
 from engine.settings import Settings
+from engine.side_chat import SideChat
+from engine.side_chats import SideChats
 from engine.tasks import task_group
 from engine.trace import Redactor, jsonl
 
@@ -74,7 +77,14 @@ class CommandResult:
 class Engine:
     """Conversations with Codex over one app-server. Build with `Engine.open(settings)`."""
 
-    def __init__(self, settings: Settings, server: AppServer, tasks: TaskGroup, cwd: Path) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        server: AppServer,
+        tasks: TaskGroup,
+        cwd: Path,
+        launch: Launch | None = None,
+    ) -> None:
         self._settings = settings
         self._server = server
         self._tasks = tasks
@@ -93,6 +103,9 @@ class Engine:
         )
         self._closing = False
         self.status: Literal["online", "stopping", "failed"] = "online"
+        self._side_chats = SideChats(
+            self._emitter, server, launch, settings.limits.side_answer_chars
+        )
 
     @classmethod
     @asynccontextmanager
@@ -108,13 +121,14 @@ class Engine:
             CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
+        launch: Launch | None = None
         if transport is None:
             launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
             connection = spawn_app_server(launch, experimental_api=True)
         else:
             connection = open_app_server(transport, experimental_api=True)
         async with task_group() as tasks, connection as server:
-            engine = cls(settings, server, tasks, cwd)
+            engine = cls(settings, server, tasks, cwd, launch)
             received = server.rpc.subscribe()
             server.handle_requests(engine._router.answer)
             tasks.start_soon(engine._route, received)
@@ -165,6 +179,7 @@ class Engine:
         if conversation.state in BUSY_STATES:
             await self.stop(conversation_id)
         conversation.archived = True
+        await self._side_chats.close_all(conversation.id, "the conversation was archived")
         if conversation.thread_id is not None:
             with contextlib.suppress(RpcError):
                 params = wire.ThreadArchiveParams(thread_id=conversation.thread_id)
@@ -248,6 +263,7 @@ class Engine:
         conversation.queue_held = False
         for pending in self._interactions.pending(conversation.id):
             self._router.expire(pending, "the conversation was reset", "codex-deck")
+        await self._side_chats.close_all(conversation.id, "the conversation was reset")
         old_thread = conversation.thread_id
         conversation.generation += 1
         conversation.thread_id = None
@@ -285,6 +301,102 @@ class Engine:
         except AnswerDoesNotFit as error:
             return self._failed(conversation_id, f"{info.id}: {error}")
         return CommandResult(True, f"{info.id}: {detail}")
+
+    async def open_side_chat(self, conversation_id: str) -> SideChat:
+        """Open a side chat: a throwaway fork of the conversation's thread in a private codex
+        with every tool off; nothing asked there reaches the conversation.
+
+        Raises:
+            CodexDeckError: why it could not be opened (nothing is left running).
+        """
+        conversation = self._conversations.get(conversation_id)
+        return await self._side_chats.open(self._tasks, conversation)
+
+    def side_chats(self, conversation_id: str) -> list[SideChatInfo]:
+        """The conversation's open side chats, oldest first."""
+        return [side.info() for side in self._side_chats.of(conversation_id)]
+
+    async def ask_aside(
+        self,
+        conversation_id: str,
+        question: str,
+        side_chat_id: str | None = None,
+        new: bool = False,
+    ) -> CommandResult:
+        """Ask a side question and return once it is sent; the answer streams as events.
+
+        It goes to `side_chat_id`, else to the active side chat; a new side chat is opened
+        when asked to or when none is open. Nothing is sent when the result is not ok.
+        """
+        conversation = self._conversations.get(conversation_id)
+        size = len(question.encode())
+        if size > MAX_INPUT_BYTES:
+            return self._failed(
+                conversation.id,
+                f"The question is {size / 1024:.0f} KiB; the limit is "
+                f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
+            )
+        try:
+            side = None
+            if side_chat_id is not None:
+                side = self._side_chats.choose(conversation.id, side_chat_id)
+            elif not new:
+                side = self._side_chats.active(conversation.id)
+            if side is None:
+                side = await self._side_chats.open(self._tasks, conversation)
+            await side.send(question)
+        except KeyError as error:
+            return self._failed(conversation.id, str(error.args[0]))
+        except CodexDeckError as error:
+            return self._failed(conversation.id, str(error))
+        return CommandResult(True, f"Asked in side chat {side.id}.")
+
+    async def close_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult:
+        """Close a side chat (the active one by default): its codex process ends."""
+        try:
+            side = self._side_chats.choose(conversation_id, side_chat_id)
+        except KeyError as error:
+            return self._failed(conversation_id, str(error.args[0]))
+        await side.close()
+        return CommandResult(True, f"Closed side chat {side.id}.")
+
+    async def promote_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult:
+        """Keep a side chat as a new conversation: a durable fork of the parent's thread.
+
+        The side chat's own questions and answers are not part of the fork: codex forks the
+        parent's stored history, and a throwaway fork has none to give.
+        """
+        parent = self._conversations.get(conversation_id)
+        try:
+            side = self._side_chats.choose(parent.id, side_chat_id)
+        except KeyError as error:
+            return self._failed(parent.id, str(error.args[0]))
+        defaults = thread_defaults(self._settings, Path(parent.cwd))
+        params = wire.ThreadForkParams(
+            **defaults.model_dump(), thread_id=side.parent_thread_id or "", ephemeral=False
+        )
+        try:
+            opened = await self._server.thread_fork(params)
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(parent.id, f"codex could not fork the conversation: {error}")
+        kept = Conversation(
+            id=uuid.uuid4().hex[:12], title=f"{parent.title} · {side.title}"[:60], cwd=opened.cwd
+        )
+        kept.thread = opened
+        self._conversations.add(kept)
+        self._conversations.bind(kept, opened.thread.id)
+        self._router.updated(kept)
+        self._notice(
+            kept,
+            "info",
+            f"Forked from {parent.title!r} with its history. The questions and answers of side "
+            f"chat {side.id} are not part of it: codex cannot carry a side chat into a fork.",
+        )
+        return CommandResult(True, f"Kept side chat {side.id} as {kept.title!r}.", kept.id)
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent."""
@@ -330,6 +442,14 @@ class Engine:
                 message = f"Sandbox: {command.sandbox}, from the next turn."
             self._router.updated(conversation)
             return self._told(conversation, message)
+        if isinstance(command, commands.Side):
+            if command.question.strip():
+                return await self.ask_aside(conversation.id, command.question, new=command.new)
+            return self._told(conversation, self._side_chat_list(conversation))
+        if isinstance(command, commands.SideAction):
+            if command.action == "close":
+                return await self.close_side_chat(conversation.id, command.side_chat)
+            return await self.promote_side_chat(conversation.id, command.side_chat)
         if isinstance(command, commands.Session):
             text = self.session_info(conversation.id).describe()
             self._notice(conversation, "info", text)
@@ -366,6 +486,15 @@ class Engine:
         names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
         names |= {p.env_key for p in self._settings.providers.values() if p.env_key}
         return [os.environ[name] for name in names if os.environ.get(name)]
+
+    def _side_chat_list(self, conversation: Conversation) -> str:
+        active = self._side_chats.active(conversation.id)
+        lines = [
+            f"{'*' if side is active else ' '} {side.id}  {side.title}  "
+            f"({side.state}, {side.questions} question{'s' if side.questions != 1 else ''})"
+            for side in self._side_chats.of(conversation.id)
+        ]
+        return "\n".join(lines) or "No side chats; ask one with /side QUESTION."
 
     def _info(self, conversation: Conversation) -> ConversationInfo:
         return conversation.info(len(self._interactions.pending(conversation.id)))
@@ -657,6 +786,7 @@ class Engine:
         self.status = "stopping"
         for pending in self._interactions.pending():
             self._router.expire(pending, "codex-deck is closing", "codex-deck")
+        await self._side_chats.close_all(None, "codex-deck is closing")
         with anyio.move_on_after(SHUTDOWN_SECONDS):
             await self._server.rpc.replies_sent()
             async with anyio.create_task_group() as stopping:

@@ -236,3 +236,51 @@ class TraceGap(EngineEvent):
     """In a trace: this many events of the turn were dropped here to bound its size."""
 
     dropped: int
+
+
+SideChatState = Literal["opening", "idle", "answering", "closed", "failed"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideChatInfo:
+    """A side chat as it is now: a private, throwaway fork of a conversation's thread."""
+
+    id: str
+    conversation_id: str
+    """The conversation it forked (its parent)."""
+    title: str
+    """Its first question (until one is asked: "Side chat")."""
+    state: SideChatState
+    thread_id: str | None
+    """The ephemeral fork's thread, once open."""
+    questions: int
+    detail: str = ""
+    """Why it closed or failed, in words."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideChatUpdated(EngineEvent):
+    info: SideChatInfo
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideChatAsked(EngineEvent):
+    side_chat_id: str
+    question: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideChatDelta(EngineEvent):
+    """More of the side answer being written."""
+
+    side_chat_id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SideChatAnswered(EngineEvent):
+    side_chat_id: str
+    question: str
+    answer: str
+    cut: bool
+    """The answer went past the size limit and was cut there."""

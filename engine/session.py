@@ -33,6 +33,8 @@ class SessionInfo:
     plan_mode: bool = False
     grants: tuple[str, ...] = ()
     """Approvals in force beyond a single request."""
+    rollout_path: str | None = None
+    """Where codex stores the thread (None until it has one, and for throwaway threads)."""
 
     @property
     def context_left_percent(self) -> float | None:
@@ -94,4 +96,5 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
         context_left=window - usage.last.total_tokens if usage is not None and window else None,
         plan_mode=conversation.plan_mode,
         grants=tuple(conversation.grants),
+        rollout_path=opened.thread.path if opened is not None else None,
     )

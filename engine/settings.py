@@ -72,6 +72,8 @@ class LimitsSettings(_Section):
     """Messages that may wait behind a running turn, per conversation."""
     trace_events_per_turn: int = Field(default=4000, ge=10)
     """Events kept in a turn's trace; past it the head and tail are kept."""
+    side_answer_chars: int = Field(default=20_000, ge=100)
+    """Characters a side answer may have; past it the answer is cut and a notice says so."""
 
 
 class UiSettings(_Section):

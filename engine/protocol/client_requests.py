@@ -198,3 +198,16 @@ class AccountReadParams(WireModel):
     method: ClassVar[str] = "account/read"
     schema_name = "GetAccountParams"
     refresh_token: bool = False
+
+
+class ConfigReadParams(WireModel):
+    method: ClassVar[str] = "config/read"
+    schema_name = "ConfigReadParams"
+    cwd: str | None = None
+
+
+class ConfigReadResult(WireModel):
+    """The effective config (codex's own keys, snake_case as in config.toml)."""
+
+    schema_name = "ConfigReadResponse"
+    config: dict[str, Any]

@@ -39,6 +39,7 @@ SENT: set[type[WireModel]] = {
     protocol.TurnSteerParams,
     protocol.TurnInterruptParams,
     protocol.AccountReadParams,
+    protocol.ConfigReadParams,
     protocol.CommandApprovalReply,
     protocol.FileChangeApprovalReply,
     protocol.UserInputAnswer,

@@ -14,6 +14,8 @@ from engine.commands import (
     Respond,
     Say,
     Session,
+    Side,
+    SideAction,
     Stop,
     help_text,
     parse,
@@ -45,6 +47,12 @@ from engine.interactions import Approve, Cancel, Decline, Reply
         ("/respond q1 use the second option", Respond("q1", Reply("use the second option"))),
         ('/respond q1 {"a": "yes"}', Respond("q1", Reply({"a": "yes"}))),
         ("/respond q1 {not json", Respond("q1", Reply("{not json"))),
+        ("/side why did it fail?", Side("why did it fail?")),
+        ("/side", Side("")),
+        ("/newside and the other file?", Side("and the other file?", new=True)),
+        ("/closeside", SideAction("close", None)),
+        ("/closeside s2", SideAction("close", "s2")),
+        ("/promote s1", SideAction("promote", "s1")),
     ],
 )
 def test_lines_parse(line: str, command: object) -> None:
@@ -66,6 +74,8 @@ def test_lines_parse(line: str, command: object) -> None:
         ("/respond ab12", "/respond needs an answer after the id; usage: /respond ID TEXT|JSON"),
         ("/rename", "/rename needs text; usage: /rename TITLE"),
         ("/queue", "/queue needs text; usage: /queue TEXT"),
+        ("/newside", "/newside needs text; usage: /newside QUESTION"),
+        ("/promote s1 s2", "/promote takes at most a side chat id; usage: /promote [ID]"),
     ],
 )
 def test_bad_lines_name_the_command_and_its_usage(line: str, message: str) -> None:

@@ -1,0 +1,153 @@
+"""Every conversation's side chats: opening them safely, finding them, closing them."""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import count
+
+from anyio.abc import TaskGroup
+
+from engine import protocol as wire
+from engine.appserver import AppServer
+from engine.conversation import Conversation
+from engine.emitter import Emitter
+from engine.errors import CodexDeckError, ConnectionClosed, RpcError
+from engine.launch import Launch
+from engine.side_chat import SideChat
+from engine.side_isolation import (
+    BASE_INSTRUCTIONS,
+    DEVELOPER_INSTRUCTIONS,
+    SideChatUnsupported,
+    check_support,
+    side_overrides,
+)
+
+
+class SideChats:
+    """The side chats of all conversations, each in its own private codex process."""
+
+    def __init__(
+        self, emitter: Emitter, parent: AppServer, launch: Launch | None, answer_limit: int
+    ) -> None:
+        self._emitter = emitter
+        self._parent = parent
+        self._launch = launch
+        self._answer_limit = answer_limit
+        self._chats: dict[str, SideChat] = {}
+        self._active: dict[str, str] = {}
+        self._numbers = count(1)
+        self._unsupported: SideChatUnsupported | None = None
+        self._checked = False
+
+    async def open(self, tasks: TaskGroup, conversation: Conversation) -> SideChat:
+        """Fork the conversation's thread into a new side chat and make it the active one.
+
+        Raises:
+            CodexDeckError: said in words: no history to fork yet, this codex cannot do side
+                chats, its config could not be read, or codex refused the fork. Nothing is
+                left running.
+        """
+        if self._launch is None:
+            raise SideChatUnsupported("Side chats need codex-deck to start codex itself.")
+        thread = conversation.thread
+        if conversation.thread_id is None or thread is None:
+            raise CodexDeckError("This conversation has no codex thread yet; nothing to fork.")
+        if not conversation.finished_turns and conversation.turn_id is None:
+            raise CodexDeckError(
+                "Nothing to ask about yet: a side chat starts from the conversation's history, "
+                "so send it a message first."
+            )
+        if not self._checked:
+            try:
+                await check_support(self._launch.binary, self._launch.codex_home)
+            except SideChatUnsupported as error:
+                self._unsupported = error
+            self._checked = True
+        if self._unsupported is not None:
+            raise self._unsupported
+        servers = await self._mcp_servers(conversation)
+        launch = dataclasses.replace(
+            self._launch, overrides=(*self._launch.overrides, *side_overrides(servers))
+        )
+        fork = wire.ThreadForkParams(
+            thread_id=conversation.thread_id,
+            ephemeral=True,
+            exclude_turns=True,
+            model=thread.model,
+            model_provider=thread.model_provider,
+            cwd=thread.cwd,
+            sandbox="read-only",
+            approval_policy="never",
+            base_instructions=BASE_INSTRUCTIONS,
+            developer_instructions=DEVELOPER_INSTRUCTIONS,
+        )
+        side = SideChat(
+            f"s{next(self._numbers)}", conversation.id, self._emitter, self._answer_limit
+        )
+        try:
+            await tasks.start(side.run, launch, fork)
+        except CodexDeckError as error:
+            side.give_up(str(error))
+            raise
+        self._chats[side.id] = side
+        self._active[conversation.id] = side.id
+        return side
+
+    def of(self, conversation_id: str) -> list[SideChat]:
+        """The conversation's open side chats, oldest first."""
+        return [
+            side
+            for side in self._chats.values()
+            if side.conversation_id == conversation_id and side.is_open
+        ]
+
+    def active(self, conversation_id: str) -> SideChat | None:
+        """The side chat /side asks in: the one last opened or chosen, if still open."""
+        side = self._chats.get(self._active.get(conversation_id, ""))
+        return side if side is not None and side.is_open else None
+
+    def choose(self, conversation_id: str, reference: str | None) -> SideChat:
+        """A side chat of the conversation by id (the active one when `reference` is None).
+
+        Raises:
+            KeyError: with a message saying what is open.
+        """
+        if reference is None:
+            side = self.active(conversation_id)
+            if side is None:
+                raise KeyError("This conversation has no open side chat.")
+            return side
+        side = self._chats.get(reference)
+        if side is None or side.conversation_id != conversation_id or not side.is_open:
+            listed = ", ".join(s.id for s in self.of(conversation_id)) or "none"
+            raise KeyError(f"There is no open side chat {reference!r} here (open: {listed}).")
+        self._active[conversation_id] = side.id
+        return side
+
+    async def close_all(self, conversation_id: str | None, why: str) -> int:
+        """Close the side chats of one conversation (or of all); returns how many closed."""
+        closing = [
+            side
+            for side in self._chats.values()
+            if side.is_open and conversation_id in (None, side.conversation_id)
+        ]
+        for side in closing:
+            await side.close(why)
+        return len(closing)
+
+    async def _mcp_servers(self, conversation: Conversation) -> list[str]:
+        """The MCP servers codex's config lists (each is turned off in the side chat).
+
+        Raises:
+            SideChatUnsupported: the config could not be read, so they cannot be turned off.
+        """
+        params = wire.ConfigReadParams(cwd=conversation.cwd)
+        try:
+            read = await self._parent.call("config/read", params, wire.ConfigReadResult)
+        except (RpcError, ConnectionClosed) as error:
+            raise SideChatUnsupported(
+                f"Could not read codex's config to turn its MCP servers off ({error}); "
+                "no side chat was opened."
+            ) from None
+        servers = read.config.get("mcp_servers")
+        return sorted(servers) if isinstance(servers, dict) else []
