@@ -337,14 +337,9 @@ class Engine:
                 f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
             )
         try:
-            side = None
-            if side_chat_id is not None:
-                side = self._side_chats.choose(conversation.id, side_chat_id)
-            elif not new:
-                side = self._side_chats.active(conversation.id)
-            if side is None:
-                side = await self._side_chats.open(self._tasks, conversation)
-            await side.send(question)
+            side = await self._side_chats.ask(
+                self._tasks, conversation, question, side_chat_id, new=new
+            )
         except KeyError as error:
             return self._failed(conversation.id, str(error.args[0]))
         except CodexDeckError as error:
@@ -445,7 +440,7 @@ class Engine:
         if isinstance(command, commands.Side):
             if command.question.strip():
                 return await self.ask_aside(conversation.id, command.question, new=command.new)
-            return self._told(conversation, self._side_chat_list(conversation))
+            return self._told(conversation, self._side_chats.describe(conversation.id))
         if isinstance(command, commands.SideAction):
             if command.action == "close":
                 return await self.close_side_chat(conversation.id, command.side_chat)
@@ -486,15 +481,6 @@ class Engine:
         names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
         names |= {p.env_key for p in self._settings.providers.values() if p.env_key}
         return [os.environ[name] for name in names if os.environ.get(name)]
-
-    def _side_chat_list(self, conversation: Conversation) -> str:
-        active = self._side_chats.active(conversation.id)
-        lines = [
-            f"{'*' if side is active else ' '} {side.id}  {side.title}  "
-            f"({side.state}, {side.questions} question{'s' if side.questions != 1 else ''})"
-            for side in self._side_chats.of(conversation.id)
-        ]
-        return "\n".join(lines) or "No side chats; ask one with /side QUESTION."
 
     def _info(self, conversation: Conversation) -> ConversationInfo:
         return conversation.info(len(self._interactions.pending(conversation.id)))

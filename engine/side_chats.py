@@ -93,6 +93,41 @@ class SideChats:
         self._active[conversation.id] = side.id
         return side
 
+    async def ask(
+        self,
+        tasks: TaskGroup,
+        conversation: Conversation,
+        question: str,
+        side_chat_id: str | None = None,
+        new: bool = False,
+    ) -> SideChat:
+        """Send a side question to `side_chat_id`, else to the active side chat; a new one is
+        opened when asked to or when none is open. Returns the side chat it went to.
+
+        Raises:
+            KeyError: no such open side chat (the message says which are open).
+            CodexDeckError: a side chat could not be opened, or would not take the question.
+        """
+        side = None
+        if side_chat_id is not None:
+            side = self.choose(conversation.id, side_chat_id)
+        elif not new:
+            side = self.active(conversation.id)
+        if side is None:
+            side = await self.open(tasks, conversation)
+        await side.send(question)
+        return side
+
+    def describe(self, conversation_id: str) -> str:
+        """The conversation's side chats, a line each (the active one starred)."""
+        active = self.active(conversation_id)
+        lines = [
+            f"{'*' if side is active else ' '} {side.id}  {side.title}  "
+            f"({side.state}, {side.questions} question{'s' if side.questions != 1 else ''})"
+            for side in self.of(conversation_id)
+        ]
+        return "\n".join(lines) or "No side chats; ask one with /side QUESTION."
+
     def of(self, conversation_id: str) -> list[SideChat]:
         """The conversation's open side chats, oldest first."""
         return [

@@ -339,3 +339,26 @@ async def test_nothing_to_fork_before_the_first_turn(deck: Deck) -> None:
     with pytest.raises(CodexDeckError, match="send it a message first"):
         await engine.open_side_chat(conversation.id)
     assert engine.side_chats(conversation.id) == []
+
+
+async def test_several_side_chats_are_listed_chosen_and_closed(deck: Deck) -> None:
+    engine, log = deck
+    conversation_id = await after_a_turn(engine, log)
+    first = await engine.execute(conversation_id, "/side what did you do?")
+    assert first.message == "Asked in side chat s1."
+    await log.wait_for(SideChatAnswered)
+    second = await engine.execute(conversation_id, "/newside and before that?")
+    assert second.message == "Asked in side chat s2."
+    await log.wait_for(SideChatAnswered, count=2)
+    listed = await engine.execute(conversation_id, "/side")
+    assert listed.message == (
+        "  s1  what did you do?  (idle, 1 question)\n* s2  and before that?  (idle, 1 question)"
+    )
+    assert [s.id for s in engine.side_chats(conversation_id)] == ["s1", "s2"]
+    assert (await engine.ask_aside(conversation_id, "what did you do?", "s1")).ok
+    await log.wait_for(SideChatAnswered, count=3)
+    assert [s.questions for s in engine.side_chats(conversation_id)] == [2, 1]
+    assert (await engine.execute(conversation_id, "/closeside")).message == "Closed side chat s1."
+    missing = await engine.execute(conversation_id, "/closeside s9")
+    assert missing.message == "There is no open side chat 's9' here (open: s2)."
+    assert [s.id for s in engine.side_chats(conversation_id)] == ["s2"]
