@@ -263,19 +263,19 @@ class SideChat:
             self._finish(answering)
 
     def _finish(self, answering: _Answering) -> None:
-        text = "".join(answering.parts)
+        """The answer is complete: the side chat takes questions again, then says so."""
+        self._answering = None
+        if self.state == "answering":
+            self._set_state("idle")
         event = SideChatAnswered(
             **self._stamp(),
             side_chat_id=self.id,
             question=answering.question,
-            answer=text,
+            answer="".join(answering.parts),
             cut=answering.cut,
         )
         self._emit(event)
         answering.done.set()
-        self._answering = None
-        if self.state == "answering":
-            self._set_state("idle")
 
     def _fail(self, why: str) -> None:
         if not self.is_open:

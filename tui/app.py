@@ -25,6 +25,7 @@ from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.form import FormCard
 from tui.widgets.question import QuestionCard
+from tui.widgets.side_panel import SidePanel
 from tui.widgets.trace_pane import TracePane
 
 
@@ -96,7 +97,7 @@ class CodexDeckApp(App[None]):
     def action_help(self) -> None:
         keys = []
         owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
-        owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane]
+        owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane, SidePanel]
         for owner in owners:
             for binding in owner.BINDINGS:
                 if isinstance(binding, Binding) and binding.id:

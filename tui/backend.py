@@ -11,7 +11,13 @@ from typing import Protocol
 import anyio
 
 from engine.engine import CommandResult, Engine, SubmitMode, SubmitOutcome
-from engine.events import ConversationInfo, EngineEvent, InteractionInfo, StopOutcome
+from engine.events import (
+    ConversationInfo,
+    EngineEvent,
+    InteractionInfo,
+    SideChatInfo,
+    StopOutcome,
+)
 from engine.fanout import Subscription
 from engine.interactions import Answer
 from engine.offline import offline_settings
@@ -57,6 +63,24 @@ class Backend(Protocol):
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]: ...
 
     async def export_trace(self, conversation_id: str, path: Path) -> int: ...
+
+    def side_chats(self, conversation_id: str) -> list[SideChatInfo]: ...
+
+    async def ask_aside(
+        self,
+        conversation_id: str,
+        question: str,
+        side_chat_id: str | None = None,
+        new: bool = False,
+    ) -> CommandResult: ...
+
+    async def close_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult: ...
+
+    async def promote_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult: ...
 
 
 OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]

@@ -17,6 +17,8 @@ from engine.events import (
     InteractionInfo,
     InteractionRequested,
     InteractionResolved,
+    SideChatInfo,
+    SideChatUpdated,
     StopOutcome,
     TurnStarted,
 )
@@ -126,6 +128,32 @@ class ReplayBackend:
             if event.conversation_id == conversation_id and current == turn_id:
                 found.append(event)
         return found
+
+    def side_chats(self, conversation_id: str) -> list[SideChatInfo]:
+        latest: dict[str, SideChatInfo] = {}
+        for event in self._events:
+            if isinstance(event, SideChatUpdated) and event.conversation_id == conversation_id:
+                latest[event.info.id] = event.info
+        return [info for info in latest.values() if info.state in ("opening", "idle", "answering")]
+
+    async def ask_aside(
+        self,
+        conversation_id: str,
+        question: str,
+        side_chat_id: str | None = None,
+        new: bool = False,
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
+    async def close_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
+    async def promote_side_chat(
+        self, conversation_id: str, side_chat_id: str | None = None
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
 
     async def export_trace(self, conversation_id: str, path: Path) -> int:
         chosen = [e for e in self._events if e.conversation_id == conversation_id]

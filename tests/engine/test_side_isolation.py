@@ -14,7 +14,7 @@ def write_schema(root: Path, fork_fields: list[str], thread_fields: list[str]) -
     (v2 / "ThreadForkParams.json").write_text(
         json.dumps({"properties": {name: {} for name in fork_fields}})
     )
-    thread = {"properties": {name: {} for name in thread_fields}}
+    thread: dict[str, object] = {"properties": {name: {} for name in thread_fields}}
     (v2 / "ThreadForkResponse.json").write_text(json.dumps({"definitions": {"Thread": thread}}))
     return root
 

@@ -1,6 +1,6 @@
 """Record the scenes the snapshot tests replay, from the real codex binary on the scripted model.
 
-Run `.venv/bin/python -m tests.snapshots.record_scenes` after a change to what the engine
+Run `.venv/bin/python -m tests.snapshots.record_scenes [SCENE …]` after a change to what the engine
 emits; it rewrites `tests/snapshots/recordings/*.jsonl`. What varies from run to run (times,
 durations, temporary paths, interaction ids, token counts) is replaced with fixed values, so
 the snapshots only change when the UI does.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,10 +28,12 @@ from engine.events import (
     InteractionRequested,
     ItemDelta,
     Notice,
+    SideChatAnswered,
     TokenUsageUpdated,
     TurnCompleted,
     UnknownMessage,
 )
+from engine.fanout import Subscription
 from engine.offline import offline_settings
 from engine.recording import event_to_json
 from engine.scripted_model import run_scripted_model
@@ -54,6 +57,12 @@ def mid_answer(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     return len(deltas) >= 40
 
 
+def slow_answer_written(event: EngineEvent, seen: list[EngineEvent]) -> bool:
+    """The slow answer has streamed all it will until it is stopped."""
+    deltas = [e for e in seen if isinstance(e, ItemDelta) and e.kind == "agent_message"]
+    return "".join(e.text for e in deltas).endswith("Thinking this through step by step")
+
+
 def at_question(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     """Once a request waits and the conversation says so."""
     asked = any(isinstance(e, InteractionRequested) for e in seen)
@@ -68,6 +77,10 @@ class Scene:
     """A command run on each request (`/approve {id}`, `/stop` …)."""
     setup: tuple[str, ...] = ()
     """Commands run before the text is sent."""
+    before: tuple[str, ...] = ()
+    """Messages sent first, each waited for until its turn ends."""
+    aside: tuple[str, ...] = ()
+    """Side questions (`/side …`) asked once `stop` holds, each waited for until answered."""
 
 
 SCENES: dict[str, Scene] = {
@@ -81,6 +94,18 @@ SCENES: dict[str, Scene] = {
     "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
     "question": Scene("ask me", at_question, setup=("/plan on",)),
     "expired": Scene("approval", at_turn_end, answer="/stop"),
+    "side": Scene(
+        "take your time",
+        slow_answer_written,
+        before=("count for me",),
+        aside=("/side what did you do?",),
+    ),
+    "two_sides": Scene(
+        "take your time",
+        slow_answer_written,
+        before=("count for me",),
+        aside=("/side what did you do?", "/side and before that?", "/newside try a command"),
+    ),
 }
 
 
@@ -102,6 +127,9 @@ async def record(scene: Scene) -> list[EngineEvent]:
                             return seen
                 for line in scene.setup:
                     await engine.execute(conversation.id, line)
+                for text in scene.before:
+                    await engine.submit(conversation.id, text)
+                    await _until(events, seen, lambda e, _: isinstance(e, TurnCompleted))
                 await engine.submit(conversation.id, scene.text)
                 async for event in events:
                     seen.append(event)
@@ -110,7 +138,17 @@ async def record(scene: Scene) -> list[EngineEvent]:
                         await engine.execute(conversation.id, line)
                     elif scene.stop(event, seen):
                         break
+                for line in scene.aside:
+                    await engine.execute(conversation.id, line)
+                    await _until(events, seen, lambda e, _: isinstance(e, SideChatAnswered))
                 return seen
+
+
+async def _until(events: Subscription[EngineEvent], seen: list[EngineEvent], stop: Stop) -> None:
+    async for event in events:
+        seen.append(event)
+        if stop(event, seen):
+            return
 
 
 def form_scene(empty: list[EngineEvent]) -> list[EngineEvent]:
@@ -195,12 +233,14 @@ def _fix_durations(value: Any) -> None:
             _fix_durations(item)
 
 
-async def main() -> None:
+async def main(names: list[str]) -> None:
     RECORDINGS.mkdir(exist_ok=True)
     recorded = {}
     for name, scene in SCENES.items():
-        recorded[name] = await record(scene)
-    recorded["form"] = form_scene(recorded["empty"])
+        if name in names or not names:
+            recorded[name] = await record(scene)
+    if "empty" in recorded:
+        recorded["form"] = form_scene(recorded["empty"])
     for name, events in recorded.items():
         workspace = next(e.info.cwd for e in events if isinstance(e, ConversationUpdated))
         rows = normalize(events, workspace)
@@ -210,4 +250,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    anyio.run(main, sys.argv[1:])

@@ -155,3 +155,17 @@ def test_expired_card(snap_compare: Compare) -> None:
     """An approval left unanswered when the turn was stopped: the card is greyed and says
     `expired — the turn ended (interrupted)`; the turn marker says interrupted."""
     assert snap_compare(app_for("expired"), terminal_size=(110, 36), run_before=settled)
+
+
+def test_side_panel_beside_a_streaming_conversation(snap_compare: Compare) -> None:
+    """The conversation still running ("Thinking this through step by step", list says
+    running) while the side panel on the right shows side chat s1: the question "what did you
+    do?" and its Markdown answer, with the box to ask aside at the bottom."""
+    assert snap_compare(app_for("side"), terminal_size=(130, 34), run_before=settled)
+
+
+def test_two_side_chats_listed(snap_compare: Compare) -> None:
+    """Two side chats listed at the top of the panel (s1 "what did you do?", s2 "try a
+    command", s2 active and showing its answer that no tools are available); the panel title
+    says 2 open."""
+    assert snap_compare(app_for("two_sides"), terminal_size=(130, 34), run_before=settled)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,10 @@ from engine.events import (
     EngineStatus,
     InteractionRequested,
     Notice,
+    SideChatAnswered,
+    SideChatAsked,
+    SideChatDelta,
+    SideChatUpdated,
     SubmissionAccepted,
     TokenUsageUpdated,
     TurnStarted,
@@ -35,11 +40,13 @@ from tui.widgets.card import InteractionCard
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.message import AgentMessage
+from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import Transcript
 
 NARROW_COLUMNS = 100
+SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
 @dataclass
@@ -70,6 +77,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+y", "copy_answer", "Copy answer", id="copy.answer", show=False),
         Binding("ctrl+l", "focus_composer", "Composer", id="composer.focus", show=False),
         Binding("f3", "session", "Session", id="conversation.session", show=False),
+        Binding("f4", "toggle_side", "Side", id="side.toggle"),
     ]
 
     def __init__(self, welcome: str, demo_tour: str) -> None:
@@ -92,12 +100,14 @@ class MainScreen(Screen[None]):
                 yield CommandCompletion()
                 yield Static(id="composer-note", markup=False)
                 yield Composer()
+            yield SidePanel()
             yield TracePane()
         yield StatusBar()
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(TracePane).display = False
+        self.query_one(SidePanel).display = False
         self.query_one(Composer).focus()
         self._refresh_queue()
         self.mounted.set()
@@ -157,10 +167,22 @@ class MainScreen(Screen[None]):
             cards = await transcript.apply(events)
             if cards and conversation_id == self.current:
                 cards[-1].take_focus()
+        side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
+        if side_events:
+            await self._side_events(side_events)
         self.query_one(TracePane).add(list(message.events))
         if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
             self._refresh_status()
         self._refresh_queue()
+
+    async def _side_events(self, events: Sequence[EngineEvent]) -> None:
+        panel = self.query_one(SidePanel)
+        await panel.apply(events)
+        asked_here = any(
+            isinstance(e, SideChatAsked) and e.conversation_id == self.current for e in events
+        )
+        if asked_here and not panel.display:
+            panel.display = True
 
     def _attention(self, event: InteractionRequested) -> None:
         if event.conversation_id != self.current:
@@ -181,11 +203,20 @@ class MainScreen(Screen[None]):
         found = self.query(f"#transcript-{conversation_id}")
         return found.first(Transcript) if found else None
 
+    async def _show_created(self, conversation_id: str) -> None:
+        """Show a conversation a command just made (its transcript may not exist yet)."""
+        assert self.backend is not None
+        for info in self.backend.conversations():
+            if info.id == conversation_id:
+                await self._update_conversation(info)
+        await self.show_conversation(conversation_id)
+
     async def show_conversation(self, conversation_id: str) -> None:
         self.current = conversation_id
         self.query_one(ContentSwitcher).current = f"transcript-{conversation_id}"
         self.query_one(ConversationList).show(conversation_id)
         self.query_one(TracePane).show(conversation_id)
+        self.query_one(SidePanel).show(conversation_id)
         self._refresh_status()
         self._refresh_queue()
 
@@ -230,7 +261,11 @@ class MainScreen(Screen[None]):
         else:
             self._note(f"Not sent: {message}" if message else "")
         if created is not None:
-            await self.show_conversation(created)
+            await self._show_created(created)
+        elif ok and text.lstrip().startswith(("/side ", "/newside ")):
+            panel = self.query_one(SidePanel)
+            panel.display = True
+            panel.focus_input()
 
     def _note(self, text: str) -> None:
         note = self.query_one("#composer-note", Static)
@@ -260,6 +295,58 @@ class MainScreen(Screen[None]):
     async def _execute(self, conversation_id: str, line: str) -> None:
         assert self.backend is not None
         await self.backend.execute(conversation_id, line)
+
+    @on(SidePanel.Ask)
+    def _ask_aside(self, event: SidePanel.Ask) -> None:
+        if event.question.startswith("/"):
+            self._side_command(event.conversation_id, event.question)
+        else:
+            self._side_question(event.conversation_id, event.question, event.side_chat_id)
+
+    @work(group="side")
+    async def _side_question(
+        self, conversation_id: str, question: str, side_chat_id: str | None
+    ) -> None:
+        assert self.backend is not None
+        result = await self.backend.ask_aside(
+            conversation_id, question, side_chat_id, new=side_chat_id is None
+        )
+        self._side_result(question, result.ok, result.message)
+
+    @work(group="side")
+    async def _side_command(self, conversation_id: str, line: str) -> None:
+        assert self.backend is not None
+        result = await self.backend.execute(conversation_id, line)
+        self._side_result(line, result.ok, result.message)
+        if result.conversation_id is not None:
+            await self._show_created(result.conversation_id)
+
+    def _side_result(self, question: str, ok: bool, message: str) -> None:
+        panel = self.query_one(SidePanel)
+        if ok:
+            panel.sent(question)
+        else:
+            panel.note(f"Not sent: {message}")
+
+    @on(SidePanel.Act)
+    def _side_act(self, event: SidePanel.Act) -> None:
+        self._side_action(event.conversation_id, event.action, event.side_chat_id)
+
+    @work(group="side")
+    async def _side_action(self, conversation_id: str, action: str, side_chat_id: str) -> None:
+        assert self.backend is not None
+        if action == "close":
+            result = await self.backend.close_side_chat(conversation_id, side_chat_id)
+        else:
+            result = await self.backend.promote_side_chat(conversation_id, side_chat_id)
+        self.query_one(SidePanel).note("" if result.ok else result.message)
+        self.notify(result.message, markup=False, severity="information" if result.ok else "error")
+        if result.conversation_id is not None:
+            await self._show_created(result.conversation_id)
+
+    @on(SidePanel.Leave)
+    def _side_leave(self) -> None:
+        self.query_one(Composer).focus()
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
@@ -345,6 +432,15 @@ class MainScreen(Screen[None]):
         self.set_class(full, "-trace-full")
         trace.display = True
         trace.query_one("DataTable").focus()
+
+    def action_toggle_side(self) -> None:
+        panel = self.query_one(SidePanel)
+        if panel.display and panel.has_focus_within:
+            panel.display = False
+            self.query_one(Composer).focus()
+            return
+        panel.display = True
+        panel.focus_input()
 
     def action_toggle_list(self) -> None:
         self.toggle_class("-list-toggled")

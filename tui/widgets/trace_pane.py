@@ -25,6 +25,10 @@ from engine.events import (
     ItemDelta,
     ItemStarted,
     Notice,
+    SideChatAnswered,
+    SideChatAsked,
+    SideChatDelta,
+    SideChatUpdated,
     StopRequested,
     SubmissionAccepted,
     TokenUsageUpdated,
@@ -36,7 +40,7 @@ from engine.events import (
 from tui.text import duration, inert
 
 ROWS_KEPT = 4000
-FILTERS = ("all", "items", "interactions", "turns", "notices", "raw")
+FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")
 
 
 @dataclass
@@ -82,6 +86,15 @@ def describe(event: EngineEvent) -> Row:
         return Row(event, "state", event.info.state)
     if isinstance(event, TurnDiff):
         return Row(event, "diff", f"{event.diff.count(chr(10))} lines")
+    if isinstance(event, SideChatDelta):
+        return Row(event, "side delta", inert(event.text[:60]), item_id=event.side_chat_id)
+    if isinstance(event, SideChatAsked):
+        return Row(event, "side asked", f"{event.side_chat_id} {inert(event.question[:50])}")
+    if isinstance(event, SideChatAnswered):
+        cut = " (cut)" if event.cut else ""
+        return Row(event, "side answered", f"{event.side_chat_id} {len(event.answer):,} chars{cut}")
+    if isinstance(event, SideChatUpdated):
+        return Row(event, "side state", f"{event.info.id} {event.info.state}")
     if isinstance(event, UnknownMessage):
         return Row(event, "raw", event.method + (f" ({event.problem})" if event.problem else ""))
     return Row(event, type(event).__name__, "")
@@ -97,6 +110,8 @@ def matches(row: Row, kind_filter: str) -> bool:
         return kind in ("asked", "answered")
     if kind_filter == "turns":
         return kind.startswith(("turn", "sent", "stop"))
+    if kind_filter == "side":
+        return kind.startswith("side")
     if kind_filter == "notices":
         return kind.startswith("notice")
     return kind == "raw"
@@ -159,7 +174,7 @@ class TracePane(Vertical):
             row = describe(event)
             last = rows[-1] if rows else None
             if (
-                isinstance(event, ItemDelta)
+                isinstance(event, ItemDelta | SideChatDelta)
                 and last is not None
                 and last.kind == row.kind
                 and last.item_id == row.item_id

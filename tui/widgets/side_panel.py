@@ -1,0 +1,277 @@
+"""Side chats beside the transcript: which are open, the active one's questions and streamed
+Markdown answers, and a box to ask in it. The conversation itself never sees any of it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import ContentSwitcher, Input, Static
+
+from engine.events import (
+    EngineEvent,
+    SideChatAnswered,
+    SideChatAsked,
+    SideChatDelta,
+    SideChatInfo,
+    SideChatUpdated,
+)
+from tui.entries import AgentEntry, UserEntry
+from tui.text import inert
+from tui.widgets.message import AgentMessage, UserMessage
+
+FRAME_SECONDS = 1 / 30
+OPEN_STATES = ("opening", "idle", "answering")
+EMPTY = "side-empty"
+
+
+class SideThread(VerticalScroll):
+    """One side chat's questions and answers."""
+
+    DEFAULT_CSS = """
+    SideThread { height: 1fr; padding: 0 1; }
+    SideThread .side-cut { color: $warning; }
+    """
+
+    def __init__(self, side_chat_id: str) -> None:
+        super().__init__(id=f"side-{side_chat_id}")
+        self._answer: AgentMessage | None = None
+        self._count = 0
+
+    @property
+    def dirty(self) -> bool:
+        return self._answer is not None and self._answer.dirty
+
+    async def asked(self, question: str) -> None:
+        self._count += 1
+        entry = UserEntry(key=f"q{self._count}", text=question)
+        self._answer = AgentMessage(AgentEntry(key=f"a{self._count}"))
+        await self.mount_all([UserMessage(entry), self._answer])
+        self.scroll_end(animate=False)
+
+    def add(self, text: str) -> None:
+        if self._answer is not None:
+            self._answer.entry.text += text
+            self._answer.add(text)
+
+    async def flush(self) -> None:
+        if self._answer is not None:
+            at_end = self.scroll_y >= self.max_scroll_y
+            await self._answer.flush()
+            if at_end:
+                self.scroll_end(animate=False)
+
+    async def answered(self, event: SideChatAnswered) -> None:
+        answer = self._answer
+        if answer is None:
+            return
+        answer.entry.text = event.answer
+        await answer.finish()
+        if event.cut:
+            note = f"(cut at {len(event.answer):,} characters: the side answer limit)"
+            await self.mount(Static(note, classes="side-cut", markup=False))
+        self._answer = None
+        self.scroll_end(animate=False)
+
+
+class SidePanel(Vertical, can_focus=False):
+    """Enter asks in the active side chat (or opens one); Esc goes back to the composer."""
+
+    DEFAULT_CSS = """
+    SidePanel { width: 45%; min-width: 40; border-left: tall $panel; background: $surface; }
+    SidePanel:focus-within { border-left: tall $primary; }
+    SidePanel #side-title { padding: 0 1; text-style: bold; }
+    SidePanel #side-tabs { padding: 0 1; color: $text-muted; }
+    SidePanel #side-note { padding: 0 1; color: $error; display: none; }
+    SidePanel #side-empty { padding: 1 1; color: $text-muted; }
+    SidePanel #side-threads { height: 1fr; }
+    SidePanel Input { margin: 0; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "leave", "Back", id="side.leave"),
+        Binding("ctrl+n", "new_side_chat", "New side chat", id="side.new"),
+        Binding("alt+right", "switch(1)", "Next side chat", id="side.next", show=False),
+        Binding("alt+left", "switch(-1)", "Previous side chat", id="side.previous", show=False),
+        Binding("f5", "act('close')", "Close side chat", id="side.close"),
+        Binding("f7", "act('promote')", "Keep as conversation", id="side.keep"),
+    ]
+
+    @dataclass
+    class Ask(Message):
+        """Ask `question` in `side_chat_id` (None: a new side chat)."""
+
+        panel: SidePanel
+        conversation_id: str
+        question: str
+        side_chat_id: str | None
+
+    @dataclass
+    class Act(Message):
+        panel: SidePanel
+        conversation_id: str
+        action: Literal["close", "promote"]
+        side_chat_id: str
+
+    @dataclass
+    class Leave(Message):
+        panel: SidePanel
+
+    def __init__(self) -> None:
+        super().__init__(id="side-panel")
+        self.conversation_id: str | None = None
+        self._infos: dict[str, SideChatInfo] = {}
+        self._active: dict[str, str] = {}
+        self._new_next = False
+        self._flush_scheduled = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Side chats", id="side-title", markup=False)
+        yield Static("", id="side-tabs")
+        with ContentSwitcher(id="side-threads", initial=EMPTY):
+            yield Static(
+                "Ask about this conversation here: a throwaway copy answers, with no tools, and "
+                "the conversation never sees it. Several side chats can stay open.",
+                id=EMPTY,
+                markup=False,
+            )
+        yield Static("", id="side-note", markup=False)
+        yield Input(placeholder="Ask aside…  (Enter asks · Esc back)")
+
+    @property
+    def active(self) -> str | None:
+        """The side chat of the conversation in view that questions go to."""
+        side = self._active.get(self.conversation_id or "")
+        return side if side in self._open(self.conversation_id) else None
+
+    def show(self, conversation_id: str) -> None:
+        self.conversation_id = conversation_id
+        self._refresh()
+
+    def focus_input(self) -> None:
+        self.query_one(Input).focus()
+
+    def note(self, text: str) -> None:
+        note = self.query_one("#side-note", Static)
+        note.update(text)
+        note.display = bool(text)
+
+    def sent(self, question: str) -> None:
+        """The question was sent: clear the box unless something else was typed meanwhile."""
+        box = self.query_one(Input)
+        if box.value == question:
+            box.value = ""
+        self._new_next = False
+        self.note("")
+        self._refresh()
+
+    async def apply(self, events: Sequence[EngineEvent]) -> None:
+        """Side chat events of any conversation, in order."""
+        for event in events:
+            if isinstance(event, SideChatUpdated):
+                await self._updated(event.info)
+            elif isinstance(event, SideChatAsked):
+                await self._thread(event.side_chat_id).asked(event.question)
+            elif isinstance(event, SideChatDelta):
+                self._thread(event.side_chat_id).add(event.text)
+                self._schedule_flush()
+            elif isinstance(event, SideChatAnswered):
+                await self._thread(event.side_chat_id).answered(event)
+        self._refresh()
+
+    async def _updated(self, info: SideChatInfo) -> None:
+        self._infos[info.id] = info
+        if info.state == "opening":
+            self._active[info.conversation_id] = info.id
+            thread = SideThread(info.id)
+            thread.display = False
+            await self.query_one(ContentSwitcher).mount(thread)
+        elif info.state == "failed" and info.conversation_id == self.conversation_id:
+            self.note(f"{info.id}: {info.detail}")
+        elif info.state == "closed":
+            found = self.query(f"#side-{info.id}")
+            if found:
+                await found.remove()
+
+    def _thread(self, side_chat_id: str) -> SideThread:
+        return self.query_one(f"#side-{side_chat_id}", SideThread)
+
+    def _open(self, conversation_id: str | None) -> list[str]:
+        return [
+            info.id
+            for info in self._infos.values()
+            if info.conversation_id == conversation_id and info.state in OPEN_STATES
+        ]
+
+    def _refresh(self) -> None:
+        opened = self._open(self.conversation_id)
+        active = self.active
+        if active is None and opened:
+            active = self._active[self.conversation_id or ""] = opened[-1]
+        tabs = Text()
+        for side_id in opened:
+            info = self._infos[side_id]
+            label = f" {side_id} {inert(info.title[:24])} "
+            busy = " …" if info.state in ("opening", "answering") else ""
+            tabs.append(label + busy, style="reverse bold" if side_id == active else "")
+            tabs.append(" ")
+        if self._new_next or not opened:
+            tabs.append(" + new side chat ", style="reverse bold" if self._new_next else "dim")
+        self.query_one("#side-tabs", Static).update(tabs)
+        switcher = self.query_one(ContentSwitcher)
+        shown = f"side-{active}" if active is not None and not self._new_next else EMPTY
+        if switcher.current != shown and switcher.query(f"#{shown}"):
+            switcher.current = shown
+        count = len(opened)
+        title = f"Side chats ({count} open)" if count else "Side chats"
+        self.query_one("#side-title", Static).update(title)
+
+    def _schedule_flush(self) -> None:
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            self.set_timer(FRAME_SECONDS, self._flush)
+
+    async def _flush(self) -> None:
+        self._flush_scheduled = False
+        for thread in self.query(SideThread):
+            if thread.dirty:
+                await thread.flush()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        question = event.value.strip()
+        if not question or self.conversation_id is None:
+            return
+        side = None if self._new_next else self.active
+        self.post_message(self.Ask(self, self.conversation_id, question, side))
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave(self))
+
+    def action_new_side_chat(self) -> None:
+        self._new_next = True
+        self._refresh()
+        self.focus_input()
+
+    def action_switch(self, step: int) -> None:
+        opened = self._open(self.conversation_id)
+        if not opened or self.conversation_id is None:
+            return
+        current = self.active
+        index = opened.index(current) if current in opened else 0
+        self._active[self.conversation_id] = opened[(index + step) % len(opened)]
+        self._new_next = False
+        self._refresh()
+
+    def action_act(self, action: Literal["close", "promote"]) -> None:
+        side = self.active
+        if side is not None and self.conversation_id is not None:
+            self.post_message(self.Act(self, self.conversation_id, action, side))
