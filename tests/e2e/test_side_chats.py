@@ -75,10 +75,14 @@ async def after_a_turn(engine: Engine, log: EventLog, text: str = "count for me"
     return conversation.id
 
 
-def rollout(engine: Engine, conversation_id: str) -> bytes:
-    path = engine.session_info(conversation_id).rollout_path
-    assert path is not None
-    return Path(path).read_bytes()
+async def history(engine: Engine, conversation_id: str) -> tuple[object, bytes]:
+    """The parent thread as `thread/read` gives it, and its rollout file byte for byte."""
+    info = engine.session_info(conversation_id)
+    assert info.thread_id is not None
+    assert info.rollout_path is not None
+    thread = await engine.read_thread(info.thread_id)
+    assert thread.turns
+    return thread.model_dump(warnings=False), await anyio.Path(info.rollout_path).read_bytes()
 
 
 async def test_a_side_answer_streams_and_the_conversation_never_sees_it(
@@ -86,7 +90,7 @@ async def test_a_side_answer_streams_and_the_conversation_never_sees_it(
 ) -> None:
     engine, log = deck
     conversation_id = await after_a_turn(engine, log)
-    before = rollout(engine, conversation_id)
+    before = await history(engine, conversation_id)
     side = await engine.open_side_chat(conversation_id)
     assert side.pid is not None
     argv = command_line(side.pid)
@@ -117,7 +121,7 @@ async def test_a_side_answer_streams_and_the_conversation_never_sees_it(
     assert asked.user_text == "what did you do?"
     assert "count for me" in asked.user_texts()
     assert tool_names(asked) in ([], ["request_user_input"])
-    assert rollout(engine, conversation_id) == before
+    assert await history(engine, conversation_id) == before
 
     await engine.submit(conversation_id, "count for me")
     await log.turn_completed(conversation_id, count=2)
@@ -133,11 +137,11 @@ async def test_a_side_question_while_the_turn_runs_leaves_the_turn_alone(
     conversation_id = await after_a_turn(engine, log)
     await engine.submit(conversation_id, "take your time")
     await scripted_model.wait_until_holding()
-    before = rollout(engine, conversation_id)
+    before = await history(engine, conversation_id)
     side = await engine.open_side_chat(conversation_id)
     answer = await side.ask("what did you do?")
     assert answer.text == SIDE_ANSWER
-    assert rollout(engine, conversation_id) == before
+    assert await history(engine, conversation_id) == before
     assert engine.conversations()[0].state == "running"
     await engine.stop(conversation_id)
     assert (await log.turn_completed(conversation_id, count=2)).status == "interrupted"
@@ -186,6 +190,9 @@ async def test_one_question_at_a_time(deck: Deck, scripted_model: ScriptedModel)
         with pytest.raises(SideChatClosed, match="the side chat was closed"):
             await side.ask("take your time")
 
+    pid, scratch = side.pid, side.scratch
+    assert pid is not None
+    assert scratch is not None
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(ask_and_see_it_closed)
         await scripted_model.wait_until_holding()
@@ -196,6 +203,8 @@ async def test_one_question_at_a_time(deck: Deck, scripted_model: ScriptedModel)
         assert "already answering" in result.message
         await side.close()
     assert len(side_requests(scripted_model)) == 1
+    assert gone(pid)
+    assert not scratch.exists()
 
 
 async def test_closing_ends_the_process_and_removes_its_files(deck: Deck) -> None:

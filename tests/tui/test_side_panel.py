@@ -134,3 +134,22 @@ async def test_a_side_question_that_is_refused_stays_in_the_box(deck: Deck) -> N
         await until(pilot, lambda: note.display, "the refusal shows")
         assert "send it a message first" in str(note.render())
         assert box.value == "what did you do?"
+
+
+async def test_on_a_narrow_terminal_the_panel_takes_the_screen_and_esc_gives_it_back(
+    deck: Deck,
+) -> None:
+    async with deck(size=(80, 24)) as (app, pilot):
+        await after_a_turn(app, pilot)
+        center = app.main.query_one("#center")
+        await pilot.press("f4")
+        await ask_in_panel(app, pilot, "what did you do?", 1)
+        assert panel(app).region.width == 80
+        assert not center.display or center.region.width == 0
+        await pilot.press("escape")
+        assert not panel(app).display
+        assert center.region.width == 80
+        assert focused(app) is app.main.query_one(Composer)
+        await pilot.press("f4")
+        assert panel(app).display
+        assert answers(shown_thread(app)) != []

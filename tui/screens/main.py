@@ -107,8 +107,7 @@ class MainScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one(TracePane).display = False
-        self.query_one(SidePanel).display = False
-        self.query_one(Composer).focus()
+        self._side_shown(False)
         self._refresh_queue()
         self.mounted.set()
 
@@ -182,7 +181,7 @@ class MainScreen(Screen[None]):
             isinstance(e, SideChatAsked) and e.conversation_id == self.current for e in events
         )
         if asked_here and not panel.display:
-            panel.display = True
+            self._side_shown(True)
 
     def _attention(self, event: InteractionRequested) -> None:
         if event.conversation_id != self.current:
@@ -263,9 +262,15 @@ class MainScreen(Screen[None]):
         if created is not None:
             await self._show_created(created)
         elif ok and text.lstrip().startswith(("/side ", "/newside ")):
-            panel = self.query_one(SidePanel)
-            panel.display = True
-            panel.focus_input()
+            self._side_shown(True)
+            self.query_one(SidePanel).focus_input()
+
+    def _side_shown(self, shown: bool) -> None:
+        """Show or hide the side panel; on a narrow terminal it takes the place of the rest."""
+        self.query_one(SidePanel).display = shown
+        self.set_class(shown, "-side-open")
+        if not shown:
+            self.query_one(Composer).focus()
 
     def _note(self, text: str) -> None:
         note = self.query_one("#composer-note", Static)
@@ -346,7 +351,10 @@ class MainScreen(Screen[None]):
 
     @on(SidePanel.Leave)
     def _side_leave(self) -> None:
-        self.query_one(Composer).focus()
+        if self.has_class("-narrow"):
+            self._side_shown(False)
+        else:
+            self.query_one(Composer).focus()
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
@@ -436,10 +444,9 @@ class MainScreen(Screen[None]):
     def action_toggle_side(self) -> None:
         panel = self.query_one(SidePanel)
         if panel.display and panel.has_focus_within:
-            panel.display = False
-            self.query_one(Composer).focus()
+            self._side_shown(False)
             return
-        panel.display = True
+        self._side_shown(True)
         panel.focus_input()
 
     def action_toggle_list(self) -> None:
