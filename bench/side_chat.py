@@ -34,7 +34,7 @@ from engine.scripted_model import run_scripted_model
 from engine.settings import Settings
 
 RUNS = 10
-COLD_RUNS = 5
+COLD_RUNS = 10
 QUESTION = "what did you do?"
 
 
