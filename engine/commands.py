@@ -64,6 +64,16 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class Resend:
+    """Send again the message whose outcome is unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Continue:
+    """Run the queued messages that wait."""
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """Turn codex's plan mode on or off (None: flip it)."""
 
@@ -111,6 +121,8 @@ Command = (
     | Rename
     | Archive
     | Help
+    | Resend
+    | Continue
     | Respond
     | Plan
     | Policy
@@ -253,6 +265,18 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage(
         "session", "", "ids, thread, model, sandbox, approvals, tokens", _no_arguments(Session())
+    ),
+    Usage(
+        "continue",
+        "",
+        "run the queued messages that wait (after /stop or a restart)",
+        _no_arguments(Continue()),
+    ),
+    Usage(
+        "resend",
+        "",
+        "send once more the message whose outcome is unknown (after a crash)",
+        _no_arguments(Resend()),
     ),
     Usage("new", "[TITLE]", "start a new conversation", lambda rest: New(rest or None)),
     Usage("rename", "TITLE", "rename this conversation", _needs_text(Rename)),

@@ -21,6 +21,7 @@ from engine.protocol import (
 )
 
 SubmissionState = Literal["queued", "sent", "completed", "failed", "interrupted", "unknown"]
+SubmissionMode = Literal["start", "steer", "queue"]
 
 
 @dataclass(eq=False)
@@ -34,6 +35,7 @@ class Submission:
     conversation_id: str
     generation: int
     text: str
+    mode: SubmissionMode
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     state: SubmissionState = "queued"
     turn_id: str | None = None
@@ -56,6 +58,10 @@ class Conversation:
     queue_held: bool = False
     """After a stop, queued messages wait for the next message instead of starting."""
     submission: Submission | None = None
+    unsettled: list[Submission] = field(default_factory=list)
+    """Messages whose outcome is unknown (codex went away while they were in flight)."""
+    steered: list[Submission] = field(default_factory=list)
+    """Messages sent into the running turn; they end with it."""
     turn_id: str | None = None
     turn_started_at: float | None = None
     stop_requested: bool = False
@@ -109,6 +115,7 @@ class Conversation:
         self.turn_id = None
         self.turn_started_at = None
         self.submission = None
+        self.steered.clear()
         self.stop_requested = False
         self.open_items.clear()
         self.last_diff = None

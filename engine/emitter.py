@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import count
 
@@ -13,7 +13,13 @@ from engine.trace import ConversationTrace
 
 
 class Emitter:
-    def __init__(self, trace_limit: int) -> None:
+    def __init__(
+        self,
+        trace_limit: int,
+        sink: Callable[[EngineEvent, str | None], None] = lambda event, turn_id: None,
+    ) -> None:
+        self._sink = sink
+        """Also told of every event, with its turn (the store's journal)."""
         self._fanout: Fanout[EngineEvent] = Fanout()
         self._seq = count(1)
         self._trace_limit = trace_limit
@@ -28,6 +34,7 @@ class Emitter:
         """Trace the event under `turn_id` (for its conversation) and send it to subscribers."""
         if event.conversation_id is not None:
             self.trace(event.conversation_id).add(turn_id, event)
+        self._sink(event, turn_id)
         self._fanout.publish(event)
         if not self._batching:
             self._fanout.flush()

@@ -36,14 +36,17 @@ from engine.events import (
 )
 from engine.fanout import Subscription
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
+from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.recovery import restored_conversation, restored_submission, settle
 from engine.router import Router
 from engine.rpc import Incoming, Notification
 from engine.session import SessionInfo, session_info
 from engine.settings import Settings
 from engine.side_chat import SideChat
 from engine.side_chats import SideChats
+from engine.store import Store, StoredSubmission
 from engine.tasks import task_group
 from engine.trace import Redactor, jsonl
 
@@ -51,6 +54,9 @@ MAX_INPUT_BYTES = 64 * 1024
 STOP_WAIT_SECONDS = 3.0
 """How long /stop waits for the turn to end before it says "stop requested"."""
 SHUTDOWN_SECONDS = 3.0
+RESTART_FIRST_DELAY = 0.5
+RESTART_MAX_DELAY = 10.0
+RESTART_ATTEMPTS = 6
 
 SubmitMode = Literal["auto", "queue"]
 
@@ -84,12 +90,14 @@ class Engine:
         tasks: TaskGroup,
         cwd: Path,
         launch: Launch | None = None,
+        store: Store | None = None,
     ) -> None:
         self._settings = settings
         self._server = server
         self._tasks = tasks
         self._cwd = cwd
-        self._emitter = Emitter(settings.limits.trace_events_per_turn)
+        self._journal = Journal(store, settings.limits.trace_events_per_turn)
+        self._emitter = Emitter(settings.limits.trace_events_per_turn, self._journal.event)
         self._conversations = Conversations()
         self._interactions = Interactions()
         self.offline = settings.codex.provider == OFFLINE_PROVIDER
@@ -99,10 +107,14 @@ class Engine:
             self._conversations,
             self._interactions,
             self._start_next,
+            self._journal,
             quiet=OFFLINE_NOISE if self.offline else (),
         )
         self._closing = False
+        self._lost = anyio.Event()
+        """Set when the app-server goes away unexpectedly."""
         self.status: Literal["online", "stopping", "failed"] = "online"
+        """failed: codex went away (it is being restarted, or could not be)."""
         self._side_chats = SideChats(
             self._emitter, server, launch, settings.limits.side_answer_chars
         )
@@ -110,10 +122,18 @@ class Engine:
     @classmethod
     @asynccontextmanager
     async def open(
-        cls, settings: Settings, *, cwd: Path | None = None, transport: Transport | None = None
+        cls,
+        settings: Settings,
+        *,
+        cwd: Path | None = None,
+        transport: Transport | None = None,
+        store: Store | None = None,
     ) -> AsyncIterator[Engine]:
         """Start an app-server for `settings` (or connect over `transport`) and yield the engine.
 
+        With a `store`, conversations are written to it and the ones it holds are brought
+        back first: their threads resumed, and each message that was in flight settled as
+        its thread shows. A started app-server that dies is restarted (with backoff).
         On exit, pending interactions are declined, running turns are stopped and the
         app-server is closed.
 
@@ -128,16 +148,28 @@ class Engine:
         else:
             connection = open_app_server(transport, experimental_api=True)
         async with task_group() as tasks, connection as server:
-            engine = cls(settings, server, tasks, cwd, launch)
-            received = server.rpc.subscribe()
-            server.handle_requests(engine._router.answer)
-            tasks.start_soon(engine._route, received)
+            engine = cls(settings, server, tasks, cwd, launch, store)
+            engine._attach(server)
+            if store is not None:
+                store.on_problem = engine._store_problem
+                tasks.start_soon(store.run)
+                await engine._restore()
+            if launch is not None:
+                tasks.start_soon(engine._keep_alive, launch)
             try:
                 yield engine
             finally:
                 with anyio.CancelScope(shield=True):
                     await engine._shut_down()
+                    if store is not None:
+                        await store.flush()
             tasks.cancel_scope.cancel()
+
+    @property
+    def app_server_pid(self) -> int | None:
+        """The app-server's process id, when codex-deck started it."""
+        pid = getattr(self._server.transport, "pid", None)
+        return pid if isinstance(pid, int) else None
 
     def events(self) -> Subscription[EngineEvent]:
         """Every event from now on, in order (iterate with `async for`)."""
@@ -252,13 +284,13 @@ class Engine:
             # Asked to stop but not ended yet: the old thread's turn is no longer followed.
             if conversation.submission is not None:
                 conversation.submission.state = "unknown"
+                self._journal.submission(conversation.submission)
             conversation.end_turn(conversation.turn_id)
         conversation.submission = None
         conversation.stop_requested = False
         conversation.state = "idle"
         dropped = len(conversation.queue)
-        for submission in conversation.queue:
-            submission.state = "failed"
+        self._journal.forget(list(conversation.queue))
         conversation.queue.clear()
         conversation.queue_held = False
         for pending in self._interactions.pending(conversation.id):
@@ -445,6 +477,10 @@ class Engine:
             if command.action == "close":
                 return await self.close_side_chat(conversation.id, command.side_chat)
             return await self.promote_side_chat(conversation.id, command.side_chat)
+        if isinstance(command, commands.Continue):
+            return self._continue(conversation)
+        if isinstance(command, commands.Resend):
+            return await self._resend(conversation)
         if isinstance(command, commands.Session):
             text = self.session_info(conversation.id).describe()
             self._notice(conversation, "info", text)
@@ -452,6 +488,32 @@ class Engine:
         text = commands.help_text()
         self._notice(conversation, "info", text)
         return CommandResult(True, text)
+
+    def _continue(self, conversation: Conversation) -> CommandResult:
+        if not conversation.queue:
+            return self._failed(conversation.id, "No queued messages wait.")
+        waiting = len(conversation.queue)
+        conversation.queue_held = False
+        if conversation.state in BUSY_STATES:
+            return self._told(conversation, f"{waiting} queued message(s) run after this turn.")
+        full = self._room_to_run(conversation)
+        if full is not None:
+            conversation.queue_held = True
+            return self._failed(conversation.id, full)
+        self._start_next(conversation)
+        return self._told(conversation, f"Running {waiting} queued message(s).")
+
+    async def _resend(self, conversation: Conversation) -> CommandResult:
+        """Send the latest message whose outcome is unknown as a new message."""
+        if not conversation.unsettled:
+            return self._failed(conversation.id, "No message has an unknown outcome here.")
+        unknown = conversation.unsettled[-1]
+        if conversation.state == "result_unknown":
+            conversation.state = "idle"
+        outcome = await self.submit(conversation.id, unknown.text)
+        if outcome.accepted:
+            conversation.unsettled.remove(unknown)
+        return CommandResult(outcome.accepted, outcome.message)
 
     async def account(self) -> wire.AccountReadResult:
         """The Codex account codex is signed in with (if any), and whether it needs one."""
@@ -552,7 +614,7 @@ class Engine:
         full = self._room_to_run(conversation)
         if full is not None:
             return self._refuse(conversation, full)
-        submission = Submission(conversation.id, conversation.generation, text)
+        submission = Submission(conversation.id, conversation.generation, text, "start")
         if not await self._run(conversation, submission, announce=True):
             return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
         return SubmitOutcome(True, "started", "Sent.", submission.id)
@@ -576,8 +638,9 @@ class Engine:
                 f"{limit} messages are already waiting in this conversation (the limit is "
                 f"{limit}). Nothing was sent.",
             )
-        submission = Submission(conversation.id, conversation.generation, text)
+        submission = Submission(conversation.id, conversation.generation, text, "queue")
         conversation.queue.append(submission)
+        self._journal.submission(submission)
         outcome = self._accepted(
             conversation, submission, "queued", f"Queued ({len(conversation.queue)} waiting)."
         )
@@ -594,7 +657,7 @@ class Engine:
     async def _steer(self, conversation: Conversation, text: str) -> SubmitOutcome:
         assert conversation.thread_id is not None
         assert conversation.turn_id is not None
-        submission = Submission(conversation.id, conversation.generation, text)
+        submission = Submission(conversation.id, conversation.generation, text, "steer")
         submission.state = "sent"
         submission.turn_id = conversation.turn_id
         params = wire.TurnSteerParams(
@@ -603,9 +666,11 @@ class Engine:
             input=[wire.TextInput(text=text)],
             client_user_message_id=submission.id,
         )
+        await self._journal.sent(submission)
         try:
             await self._server.turn_steer(params)
         except RpcError as error:
+            self._journal.forget([submission])
             outcome = self._enqueue(conversation, text)
             if outcome.accepted:
                 self._notice(
@@ -615,6 +680,7 @@ class Engine:
                     "your message was queued to run next instead.",
                 )
             return outcome
+        conversation.steered.append(submission)
         return self._accepted(conversation, submission, "steered", "Sent to the running turn.")
 
     def _start_next(self, conversation: Conversation) -> None:
@@ -662,15 +728,18 @@ class Engine:
                 else None
             ),
         )
+        await self._journal.sent(submission)
         try:
             started = await self._server.turn_start(params)
         except RpcError as error:
             submission.state = "failed"
+            self._journal.submission(submission)
             self._abandon(conversation, submission, f"codex refused the message: {error.message}")
             self._start_next(conversation)
             return True
         except ConnectionClosed:
             submission.state = "unknown"
+            self._journal.submission(submission)
             return True
         turn_id = started.turn.id
         if conversation.generation != generation:
@@ -688,6 +757,7 @@ class Engine:
     def _abandon(self, conversation: Conversation, submission: Submission, why: str) -> None:
         if submission.state == "queued":
             submission.state = "failed"
+            self._journal.submission(submission)
         conversation.submission = None
         conversation.stop_requested = False
         conversation.state = "idle"
@@ -724,7 +794,15 @@ class Engine:
             return False
         return True
 
-    async def _route(self, received: Subscription[Incoming]) -> None:
+    def _attach(self, server: AppServer) -> None:
+        """Take `server` as codex: follow what it sends and answer what it asks."""
+        self._server = server
+        self._side_chats.parent = server
+        received = server.rpc.subscribe()
+        server.handle_requests(self._router.answer)
+        self._tasks.start_soon(self._route, server, received)
+
+    async def _route(self, server: AppServer, received: Subscription[Incoming]) -> None:
         """Apply everything the app-server sends, batch by batch, until it goes away."""
         while True:
             try:
@@ -738,8 +816,10 @@ class Engine:
                     )
                     if not fast:
                         self._router.handle(typed(incoming))
-        if not self._closing:
-            self._connection_lost(self._server.rpc.closed_reason or "the app-server went away")
+        if not self._closing and server is self._server:
+            reason = server.rpc.closed_reason or "the app-server went away"
+            self._connection_lost(reason)
+            self._lost.set()
 
     def _connection_lost(self, reason: str) -> None:
         self.status = "failed"
@@ -751,11 +831,14 @@ class Engine:
                 self._router.expire(pending, "the app-server went away", "codex-deck")
             for conversation in self._conversations.all():
                 if conversation.state in BUSY_STATES:
-                    if (
-                        conversation.submission is not None
-                        and conversation.submission.state == "sent"
-                    ):
-                        conversation.submission.state = "unknown"
+                    in_flight = [conversation.submission, *conversation.steered]
+                    for submission in (s for s in in_flight if s is not None):
+                        if submission.state == "sent":
+                            submission.state = "unknown"
+                            self._journal.submission(submission)
+                            conversation.unsettled.append(submission)
+                    if conversation.turn_id is not None:
+                        conversation.end_turn(conversation.turn_id)
                     conversation.state = "result_unknown"
                     self._notice(
                         conversation,
@@ -766,8 +849,159 @@ class Engine:
                     self._router.updated(conversation)
             self._notice(None, "error", f"Lost the app-server: {reason}")
 
+    async def _keep_alive(self, launch: Launch) -> None:
+        """Restart codex whenever it dies: after 0.5 s, doubling to 10 s; give up after
+        `RESTART_ATTEMPTS` starts in a row fail, with what codex said."""
+        while True:
+            await self._lost.wait()
+            self._lost = anyio.Event()
+            delay, failure = RESTART_FIRST_DELAY, ""
+            for attempt in range(1, RESTART_ATTEMPTS + 1):
+                self._status("starting", f"restarting codex in {delay:.1f} s (attempt {attempt})")
+                await anyio.sleep(delay)
+                try:
+                    async with spawn_app_server(launch, experimental_api=True) as server:
+                        self._attach(server)
+                        await self._resume_all()
+                        self.status = "online"
+                        self._status("online", f"codex restarted (attempt {attempt})")
+                        await self._lost.wait()
+                        break
+                except CodexDeckError as error:
+                    failure = str(error)
+                delay = min(delay * 2, RESTART_MAX_DELAY)
+            else:
+                self._status(
+                    "failed",
+                    f"codex failed to start {RESTART_ATTEMPTS} times in a row; restart "
+                    f"codex-deck. Last: {failure}",
+                )
+                return
+
+    def _status(self, status: Literal["starting", "online", "failed"], detail: str) -> None:
+        self._emitter.emit(EngineStatus(**self._emitter.stamp(None), status=status, detail=detail))
+
+    def _store_problem(self, problem: str | None) -> None:
+        if problem is None:
+            self._notice(None, "info", "The store takes writes again; codex-deck saves again.")
+            return
+        store = self._journal.store
+        where = store.path if store is not None else "the store"
+        self._notice(
+            None,
+            "error",
+            f"Could not write to {where} ({problem}). codex-deck keeps working, but what "
+            "happens from now on is not saved until the disk takes writes again.",
+        )
+
+    async def _restore(self) -> None:
+        """Bring back the store's conversations: resume their threads, keep their queues
+        (held until the user says so), and settle every message that was in flight."""
+        store = self._journal.store
+        assert store is not None
+        loaded = await anyio.to_thread.run_sync(store.load)
+        if store.moved_aside is not None:
+            self._notice(
+                None,
+                "error",
+                f"The store could not be read, so it was moved to {store.moved_aside} (kept, "
+                "not deleted) and a new one was started.",
+            )
+        waiting: dict[str, list[StoredSubmission]] = {}
+        for stored_submission in loaded.submissions:
+            waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)
+        for stored in loaded.conversations:
+            if stored.archived:
+                continue
+            conversation = restored_conversation(stored)
+            self._conversations.add(conversation)
+            if stored.thread_id is not None:
+                self._conversations.bind(conversation, stored.thread_id)
+            for kept in waiting.get(conversation.id, []):
+                submission = restored_submission(kept)
+                if kept.state == "queued":
+                    conversation.queue.append(submission)
+                    conversation.queue_held = True
+                else:
+                    conversation.unsettled.append(submission)
+            self._router.updated(conversation)
+        await self._resume_all()
+
+    async def _resume_all(self) -> None:
+        """Resume every conversation's thread in this app-server, then settle what was in
+        flight and say what waits in the queue."""
+        for conversation in self._conversations.all():
+            if conversation.archived:
+                continue
+            thread = await self._resume(conversation)
+            await self._settle(conversation, thread)
+            if conversation.queue and conversation.queue_held:
+                self._notice(
+                    conversation,
+                    "info",
+                    f"{len(conversation.queue)} queued message(s) were kept; they wait: "
+                    "/continue runs them.",
+                )
+        if self._journal.store is not None:
+            await self._journal.store.flush()
+
+    async def _resume(self, conversation: Conversation) -> wire.Thread | None:
+        if conversation.thread_id is None:
+            return None
+        defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        params = wire.ThreadResumeParams(**defaults.model_dump(), thread_id=conversation.thread_id)
+        try:
+            opened = await self._server.thread_resume(params)
+        except (RpcError, ConnectionClosed) as error:
+            lost = conversation.thread_id
+            conversation.generation += 1
+            conversation.thread_id = None
+            conversation.thread = None
+            self._notice(
+                conversation,
+                "error",
+                f"codex could not resume thread {lost} ({error}); the next message starts a "
+                "new thread.",
+            )
+            self._router.updated(conversation)
+            return None
+        conversation.thread = opened
+        return opened.thread
+
+    async def _settle(self, conversation: Conversation, thread: wire.Thread | None) -> None:
+        """Mark each in-flight message as its thread shows it; unknown ones stay for /resend."""
+        unknown = []
+        for submission in conversation.unsettled:
+            witness = thread if submission.generation == conversation.generation else None
+            if witness is None and submission.generation != conversation.generation:
+                witness = await self._old_thread(conversation, submission.generation)
+            settled = settle(submission.id, submission.text, witness)
+            submission.state = settled.state
+            submission.turn_id = settled.turn_id or submission.turn_id
+            self._journal.submission(submission)
+            level: NoticeLevel = "info" if settled.state == "completed" else "error"
+            self._notice(conversation, level, settled.explanation)
+            if settled.state == "unknown":
+                unknown.append(submission)
+        conversation.unsettled = unknown
+        if conversation.state not in BUSY_STATES:
+            conversation.state = "result_unknown" if unknown else "idle"
+        self._router.updated(conversation)
+
+    async def _old_thread(self, conversation: Conversation, generation: int) -> wire.Thread | None:
+        store = self._journal.store
+        if store is None:
+            return None
+        threads = await anyio.to_thread.run_sync(store.threads, conversation.id)
+        if generation not in threads:
+            return None
+        with contextlib.suppress(RpcError, ConnectionClosed):
+            return await self.read_thread(threads[generation])
+        return None
+
     async def _shut_down(self) -> None:
-        """Decline what waits for an answer, stop running turns."""
+        """Decline what waits for an answer, stop running turns (waiting a little for them to
+        end, so the store knows they were interrupted)."""
         self._closing = True
         self.status = "stopping"
         for pending in self._interactions.pending():
@@ -778,5 +1012,5 @@ class Engine:
             async with anyio.create_task_group() as stopping:
                 for conversation in self._conversations.all():
                     if conversation.turn_id is not None:
-                        stopping.start_soon(self._interrupt, conversation)
+                        stopping.start_soon(self._stop, conversation)
         self._emitter.close()

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from engine.scripted_model import ScriptedModel
 from engine.settings import ProviderSettings, Settings
 
 OFFLINE_PROVIDER = "codex-deck-offline"
@@ -13,7 +13,12 @@ OFFLINE_NOISE = (f"Model metadata for `{OFFLINE_MODEL}` not found",)
 """Warnings codex gives about the scripted model itself, which tell the user nothing."""
 
 
-def offline_settings(base: Settings, model: ScriptedModel, home: Path) -> Settings:
+class ModelServer(Protocol):
+    @property
+    def base_url(self) -> str: ...
+
+
+def offline_settings(base: Settings, model: ModelServer, home: Path) -> Settings:
     """`base` with codex pointed at the scripted model, in its own CODEX_HOME.
 
     The scripted model answers at once or not at all, so retries are off; the plugin sync

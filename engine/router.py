@@ -10,7 +10,7 @@ import anyio
 
 from engine import protocol as wire
 from engine.appserver import IncomingRequest, Received
-from engine.conversation import Conversation, Conversations
+from engine.conversation import Conversation, Conversations, SubmissionState
 from engine.emitter import Emitter
 from engine.events import (
     AnsweredBy,
@@ -38,6 +38,7 @@ from engine.interactions import (
     grant_words,
     reply_for,
 )
+from engine.journal import Journal
 from engine.rpc import BadLine, RequestId
 
 DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
@@ -65,6 +66,13 @@ class _Asked:
     pending: PendingInteraction | None = None
 
 
+SUBMISSION_OUTCOMES: dict[str, SubmissionState] = {
+    "completed": "completed",
+    "interrupted": "interrupted",
+}
+"""What a submission became when its turn ended with this status (else failed)."""
+
+
 class Router:
     """Applies notifications to the conversations and emits what they mean."""
 
@@ -74,9 +82,11 @@ class Router:
         conversations: Conversations,
         interactions: Interactions,
         turn_ended: Callable[[Conversation], None],
+        journal: Journal,
         quiet: tuple[str, ...] = (),
     ) -> None:
         self._emitter = emitter
+        self._journal = journal
         self._conversations = conversations
         self._interactions = interactions
         self._turn_ended = turn_ended
@@ -99,7 +109,8 @@ class Router:
         }
 
     def updated(self, conversation: Conversation) -> None:
-        """Emit the conversation as it is now."""
+        """Emit the conversation as it is now (and write it to the store)."""
+        self._journal.conversation(conversation)
         pending = len(self._interactions.pending(conversation.id))
         self._emitter.emit(
             ConversationUpdated(
@@ -425,14 +436,11 @@ class Router:
         for pending in self._interactions.pending(conversation.id):
             if pending.info.turn_id == turn.id:
                 self.expire(pending, f"the turn ended ({turn.status})", "codex")
-        submission = conversation.submission
-        if submission is not None:
-            if turn.status == "completed":
-                submission.state = "completed"
-            elif turn.status == "interrupted":
-                submission.state = "interrupted"
-            else:
-                submission.state = "failed"
+        ended = [conversation.submission, *conversation.steered]
+        for submission in (s for s in ended if s is not None):
+            submission.state = SUBMISSION_OUTCOMES.get(turn.status, "failed")
+            submission.turn_id = submission.turn_id or turn.id
+            self._journal.submission(submission)
         error = turn.error.message if turn.error is not None else None
         self._emitter.emit(
             TurnCompleted(

@@ -30,7 +30,8 @@ class SideChats:
         self, emitter: Emitter, parent: AppServer, launch: Launch | None, answer_limit: int
     ) -> None:
         self._emitter = emitter
-        self._parent = parent
+        self.parent = parent
+        """The conversation's app-server (replaced when codex is restarted)."""
         self._launch = launch
         self._answer_limit = answer_limit
         self._chats: dict[str, SideChat] = {}
@@ -178,7 +179,7 @@ class SideChats:
         """
         params = wire.ConfigReadParams(cwd=conversation.cwd)
         try:
-            read = await self._parent.call("config/read", params, wire.ConfigReadResult)
+            read = await self.parent.call("config/read", params, wire.ConfigReadResult)
         except (RpcError, ConnectionClosed) as error:
             raise SideChatUnsupported(
                 f"Could not read codex's config to turn its MCP servers off ({error}); "

@@ -1,11 +1,13 @@
-"""A secret question's answer goes to codex and nowhere else: not into events, the trace or
-its export. (Codex sends `isSecret` only for questions the scripted model cannot ask, so the
-request is constructed here and fed to the engine's router as the app-server would.)"""
+"""A secret question's answer goes to codex and nowhere else: not into events, the trace, its
+export or the store. (Codex sends `isSecret` only for questions the scripted model cannot ask,
+so the request is constructed here and fed to the engine's router as the app-server would.)"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import anyio
 import pytest
 
 from engine.appserver import IncomingRequest
@@ -13,8 +15,10 @@ from engine.conversation import Conversation, Conversations
 from engine.emitter import Emitter
 from engine.events import InteractionRequested, InteractionResolved
 from engine.interactions import Interactions, Reply
+from engine.journal import Journal
 from engine.protocol import Question, UserInputRequest
 from engine.router import Router
+from engine.store import Store
 from engine.trace import Redactor, jsonl
 
 pytestmark = pytest.mark.anyio
@@ -22,14 +26,16 @@ pytestmark = pytest.mark.anyio
 SECRET = "correct-horse-battery-staple"
 
 
-async def test_a_secret_answer_is_sent_but_never_kept() -> None:
-    emitter = Emitter(trace_limit=100)
+async def test_a_secret_answer_is_sent_but_never_kept(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite3")
+    journal = Journal(store, 100)
+    emitter = Emitter(trace_limit=100, sink=journal.event)
     conversations = Conversations()
     conversation = Conversation(id="c1", title="t", cwd="/w")
     conversations.add(conversation)
     conversations.bind(conversation, "thread-1")
     interactions = Interactions()
-    router = Router(emitter, conversations, interactions, lambda _: None)
+    router = Router(emitter, conversations, interactions, lambda _: None, journal)
     events = emitter.subscribe()
     request = UserInputRequest(
         thread_id="thread-1",
@@ -55,3 +61,8 @@ async def test_a_secret_answer_is_sent_but_never_kept() -> None:
     exported = jsonl(emitter.trace("c1").all_events(), Redactor(()))
     assert SECRET not in exported
     assert len([json.loads(line) for line in exported.splitlines()]) == len(seen)
+    assert await store.flush()
+    store.close()
+    kept = b"".join([await path.read_bytes() async for path in anyio.Path(tmp_path).iterdir()])
+    assert b"answered (secret answer not shown)" in kept
+    assert SECRET.encode() not in kept

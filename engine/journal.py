@@ -1,0 +1,122 @@
+"""What the engine writes to the store: conversations as they change, every submission's state,
+requests and their outcomes (never a secret answer), and a bounded trace per turn."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from engine.conversation import Conversation, Submission
+from engine.events import EngineEvent, InteractionRequested, InteractionResolved, ItemDelta
+from engine.recording import event_to_json
+from engine.store import Store
+from engine.trace import Redactor
+
+
+class Journal:
+    """Writes to `store`, or nowhere when there is none."""
+
+    def __init__(self, store: Store | None, trace_limit: int) -> None:
+        self.store = store
+        self._trace_limit = trace_limit
+        self._traced: dict[tuple[str, str | None], int] = {}
+        self._redact = Redactor(())
+
+    def conversation(self, conversation: Conversation) -> None:
+        if self.store is None:
+            return
+        now = time.time()
+        self.store.put(
+            "INSERT INTO conversations (id, title, cwd, thread_id, generation, archived, "
+            "plan_mode, approval_policy, sandbox, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "title = excluded.title, cwd = excluded.cwd, thread_id = excluded.thread_id, "
+            "generation = excluded.generation, archived = excluded.archived, "
+            "plan_mode = excluded.plan_mode, approval_policy = excluded.approval_policy, "
+            "sandbox = excluded.sandbox, updated_at = excluded.updated_at",
+            (
+                conversation.id,
+                conversation.title,
+                conversation.cwd,
+                conversation.thread_id,
+                conversation.generation,
+                conversation.archived,
+                conversation.plan_mode,
+                conversation.approval_policy,
+                conversation.sandbox,
+                now,
+                now,
+            ),
+        )
+        if conversation.thread_id is not None:
+            self.store.put(
+                "INSERT OR IGNORE INTO threads (conversation_id, generation, thread_id, "
+                "created_at) VALUES (?, ?, ?, ?)",
+                (conversation.id, conversation.generation, conversation.thread_id, now),
+            )
+
+    def submission(self, submission: Submission) -> None:
+        if self.store is None:
+            return
+        self.store.put(
+            "INSERT INTO submissions (id, conversation_id, generation, text, mode, state, "
+            "turn_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
+            "turn_id = excluded.turn_id, updated_at = excluded.updated_at",
+            (
+                submission.id,
+                submission.conversation_id,
+                submission.generation,
+                submission.text,
+                submission.mode,
+                submission.state,
+                submission.turn_id,
+                submission.created_at,
+                time.time(),
+            ),
+        )
+
+    def forget(self, submissions: list[Submission]) -> None:
+        """Queued submissions the user dropped (they were never sent)."""
+        if self.store is None:
+            return
+        for submission in submissions:
+            self.store.put("DELETE FROM submissions WHERE id = ?", (submission.id,))
+
+    async def sent(self, submission: Submission) -> None:
+        """Record that `submission` is about to go out, and wait until that is on disk."""
+        self.submission(submission)
+        if self.store is not None:
+            await self.store.flush()
+
+    def event(self, event: EngineEvent, turn_id: str | None) -> None:
+        """An emitted event: requests and outcomes, and the trace (deltas are left out: the
+        completed item carries the whole text)."""
+        if self.store is None or event.conversation_id is None or isinstance(event, ItemDelta):
+            return
+        if isinstance(event, InteractionRequested):
+            info = event.interaction
+            self.store.put(
+                "INSERT OR REPLACE INTO interactions (id, conversation_id, kind, state, "
+                "decision, created_at, updated_at) VALUES (?, ?, ?, 'pending', NULL, ?, ?)",
+                (info.id, info.conversation_id, info.kind, event.at, event.at),
+            )
+        elif isinstance(event, InteractionResolved):
+            self.store.put(
+                "UPDATE interactions SET state = ?, decision = ?, updated_at = ? WHERE id = ?",
+                (event.outcome, event.detail, event.at, event.interaction_id),
+            )
+        key = (event.conversation_id, turn_id)
+        kept = self._traced.get(key, 0)
+        if kept >= self._trace_limit:
+            return
+        self._traced[key] = kept + 1
+        self.store.put(
+            "INSERT INTO trace (conversation_id, turn_id, at, event) VALUES (?, ?, ?, ?)",
+            (
+                event.conversation_id,
+                turn_id,
+                event.at,
+                self._redact(json.dumps(event_to_json(event), ensure_ascii=False)),
+            ),
+        )

@@ -1,0 +1,310 @@
+"""codex-deck's own record on disk: conversations, their Codex threads, what was sent, requests
+and traces, in SQLite.
+
+Writes are queued without blocking and committed in batches on a worker thread; `flush()`
+waits until everything queued so far is on disk (used before a message is sent, so the store
+always knows a message may have gone out). When the disk refuses a write, the store says so
+once through `on_problem`, keeps the refused writes (up to a bound) and tries them again with
+the next ones; the app keeps working from memory meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import platformdirs
+
+from engine.errors import CodexDeckError
+
+MAX_PENDING_WRITES = 50_000
+"""Writes kept in memory while the disk refuses them (the oldest go first past this)."""
+SCHEMA_VERSION = 2
+MIGRATIONS: tuple[str, ...] = (
+    # 1: conversations, their threads, submissions and requests.
+    """
+    CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL,
+        cwd TEXT NOT NULL,
+        thread_id TEXT,
+        generation INTEGER NOT NULL,
+        archived INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE threads (
+        conversation_id TEXT NOT NULL REFERENCES conversations(id),
+        generation INTEGER NOT NULL,
+        thread_id TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (conversation_id, generation)
+    );
+    CREATE TABLE submissions (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id),
+        generation INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        state TEXT NOT NULL,
+        turn_id TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX submissions_by_conversation ON submissions (conversation_id, created_at);
+    CREATE TABLE interactions (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL,
+        decision TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    """,
+    # 2: the per-conversation settings that outlive a restart, and the trace.
+    """
+    ALTER TABLE conversations ADD COLUMN plan_mode INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE conversations ADD COLUMN approval_policy TEXT;
+    ALTER TABLE conversations ADD COLUMN sandbox TEXT;
+    CREATE TABLE trace (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL,
+        turn_id TEXT,
+        at REAL NOT NULL,
+        event TEXT NOT NULL
+    );
+    CREATE INDEX trace_by_turn ON trace (conversation_id, turn_id, seq);
+    """,
+)
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+class StoreError(CodexDeckError):
+    """The store cannot be used; the message says why and what to do."""
+
+
+def default_path() -> Path:
+    return platformdirs.user_data_path("codex-deck") / "codex-deck.sqlite3"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredConversation:
+    id: str
+    title: str
+    cwd: str
+    thread_id: str | None
+    generation: int
+    archived: bool
+    plan_mode: bool
+    approval_policy: str | None
+    sandbox: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSubmission:
+    id: str
+    conversation_id: str
+    generation: int
+    text: str
+    mode: str
+    state: str
+    turn_id: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What the store held at start-up, oldest first."""
+
+    conversations: list[StoredConversation]
+    submissions: list[StoredSubmission]
+    """Only those still queued or whose outcome the store does not know (sent, unknown)."""
+
+
+Write = tuple[str, Sequence[Any]]
+
+
+class Store:
+    """Open with `Store.open(path)` (blocking; run it in a thread)."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path, moved_aside: Path | None):
+        self.path = path
+        self.moved_aside = moved_aside
+        """Where an unreadable store was moved at start-up (it is never deleted)."""
+        self.problem: str | None = None
+        """Why the last write failed, while the disk refuses writes."""
+        self.on_problem: Callable[[str | None], None] = lambda _: None
+        """Told when writes start failing (with why) and when they work again (None)."""
+        self._connection = connection
+        self._pending: list[Write] = []
+        self._wake = anyio.Event()
+        self._lock = anyio.Lock()
+
+    @classmethod
+    def open(cls, path: Path) -> Store:
+        """Open (or create) the store at `path`, upgrading its schema.
+
+        A file that is not a readable database is moved aside and a new one started.
+
+        Raises:
+            StoreError: the store is newer than this codex-deck, or cannot be created.
+        """
+        try:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+            os.chmod(path, 0o600)
+        except OSError as error:
+            raise StoreError(f"cannot create the store at {path}: {error.strerror}") from None
+        moved_aside = None
+        try:
+            connection = _connect(path)
+        except sqlite3.DatabaseError:
+            moved_aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+            path.rename(moved_aside)
+            for suffix in ("-wal", "-shm"):
+                side = path.with_name(path.name + suffix)
+                if side.exists():
+                    side.rename(moved_aside.with_name(moved_aside.name + suffix))
+            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+            connection = _connect(path)
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            connection.close()
+            raise StoreError(
+                f"the store at {path} was written by a newer codex-deck (schema {version}; "
+                f"this one knows up to {SCHEMA_VERSION}). Update codex-deck, or point "
+                "[store] path at another file."
+            )
+        migrate(connection, SCHEMA_VERSION)
+        return cls(connection, path, moved_aside)
+
+    def load(self) -> Loaded:
+        """Conversations and the submissions recovery must look at (blocking)."""
+        rows = self._connection.execute(
+            "SELECT id, title, cwd, thread_id, generation, archived, plan_mode, "
+            "approval_policy, sandbox, created_at FROM conversations ORDER BY created_at"
+        ).fetchall()
+        conversations = [
+            StoredConversation(
+                id=r[0],
+                title=r[1],
+                cwd=r[2],
+                thread_id=r[3],
+                generation=r[4],
+                archived=bool(r[5]),
+                plan_mode=bool(r[6]),
+                approval_policy=r[7],
+                sandbox=r[8],
+                created_at=r[9],
+            )
+            for r in rows
+        ]
+        rows = self._connection.execute(
+            "SELECT id, conversation_id, generation, text, mode, state, turn_id, created_at "
+            "FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
+            "ORDER BY created_at, rowid"
+        ).fetchall()
+        return Loaded(conversations, [StoredSubmission(*r) for r in rows])
+
+    def threads(self, conversation_id: str) -> dict[int, str]:
+        """Every Codex thread the conversation had, by generation (blocking)."""
+        rows = self._connection.execute(
+            "SELECT generation, thread_id FROM threads WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def submission_state(self, submission_id: str) -> str | None:
+        """The stored state of one submission (blocking)."""
+        row = self._connection.execute(
+            "SELECT state FROM submissions WHERE id = ?", (submission_id,)
+        ).fetchone()
+        return row[0] if row is not None else None
+
+    def trace_rows(self, conversation_id: str) -> list[str]:
+        """The stored trace of a conversation as JSON texts, oldest first (blocking)."""
+        rows = self._connection.execute(
+            "SELECT event FROM trace WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def put(self, sql: str, params: Sequence[Any]) -> None:
+        """Queue a write; it is committed soon, or at the next `flush()`."""
+        self._pending.append((sql, params))
+        self._wake.set()
+
+    async def flush(self) -> bool:
+        """Commit everything queued so far; False if the disk refused it."""
+        async with self._lock:
+            batch, self._pending = self._pending, []
+            if not batch:
+                return self.problem is None
+            try:
+                await anyio.to_thread.run_sync(self._write, batch)
+            except sqlite3.Error as error:
+                kept = batch + self._pending
+                self._pending = kept[-MAX_PENDING_WRITES:]
+                self._failed(str(error))
+                return False
+            if self.problem is not None:
+                self.problem = None
+                self.on_problem(None)
+            return True
+
+    async def run(self) -> None:
+        """Commit queued writes as they come, until cancelled."""
+        while True:
+            await self._wake.wait()
+            self._wake = anyio.Event()
+            await self.flush()
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._write(self._pending)
+        self._pending = []
+        self._connection.close()
+
+    def _write(self, batch: list[Write]) -> None:
+        with self._connection:
+            for sql, params in batch:
+                self._connection.execute(sql, params)
+
+    def _failed(self, why: str) -> None:
+        first = self.problem is None
+        self.problem = why
+        if first:
+            self.on_problem(why)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """Open and check the database; raises sqlite3.DatabaseError when it is not one."""
+    connection = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=FULL")
+        connection.execute("PRAGMA foreign_keys=ON")
+        if connection.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+            raise sqlite3.DatabaseError("the store failed its integrity check")
+    except sqlite3.DatabaseError:
+        connection.close()
+        raise
+    connection.isolation_level = "DEFERRED"
+    return connection
+
+
+def migrate(connection: sqlite3.Connection, to_version: int) -> None:
+    """Apply the migrations from the database's version up to `to_version`, each in one go."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    for number in range(version + 1, to_version + 1):
+        connection.executescript(
+            f"BEGIN; {MIGRATIONS[number - 1]} PRAGMA user_version = {number}; COMMIT;"
+        )

@@ -1,0 +1,242 @@
+"""Nothing lost, nothing run twice: codex killed mid-stream, the whole app killed mid-turn, a
+turn that finished while the app was down, queues kept across a restart, and a store the disk
+stops taking. The scripted model's recorded requests prove what was (not) sent again."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+
+from engine.engine import Engine
+from engine.events import EngineStatus, Notice, TurnCompleted
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from engine.store import Store
+from tests.e2e.eventlog import EventLog, recording
+
+pytestmark = pytest.mark.anyio
+
+DEADLINE_SECONDS = 30
+
+
+def notices(engine: Engine, conversation_id: str) -> list[str]:
+    """What the engine said on the conversation between turns (recovery speaks there)."""
+    return [e.text for e in engine.trace(conversation_id, None) if isinstance(e, Notice)]
+
+
+def asked(model: ScriptedModel, text: str) -> int:
+    """How many model requests were made for a turn whose latest message is `text`."""
+    return sum(1 for request in model.responses_requests() if request.user_text == text)
+
+
+@asynccontextmanager
+async def deck(
+    model: ScriptedModel, home: Path, workspace: Path, store_path: Path
+) -> AsyncIterator[tuple[Engine, EventLog, Store]]:
+    store = Store.open(store_path)
+    settings = offline_settings(Settings(), model, home)
+    try:
+        async with (
+            Engine.open(settings, cwd=workspace, store=store) as engine,
+            recording(engine) as log,
+        ):
+            yield engine, log, store
+    finally:
+        store.close()
+
+
+def stored_state(store_path: Path, submission_id: str) -> str | None:
+    store = Store.open(store_path)
+    try:
+        return store.submission_state(submission_id)
+    finally:
+        store.close()
+
+
+@contextmanager
+def app_in_a_process(
+    store_path: Path, home: Path, workspace: Path, model: ScriptedModel, text: str
+) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
+    """codex-deck's engine in its own process group; yields it once `text` was sent."""
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.e2e.crashing_app",
+            str(store_path),
+            str(home),
+            str(workspace),
+            model.base_url,
+            text,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        cwd=Path(__file__).parents[2],
+    )
+    try:
+        assert app.stdout is not None
+        line = app.stdout.readline().split()
+        assert line[:1] == ["sent"], f"the app did not send: {line}"
+        yield app, line[1], line[2]
+    finally:
+        with_group_killed(app)
+
+
+def with_group_killed(app: subprocess.Popen[str]) -> None:
+    """Kill the app and the codex it started, like a crash of the whole app."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(app.pid, signal.SIGKILL)
+    app.wait()
+
+
+async def test_codex_killed_mid_stream_is_restarted_and_nothing_is_sent_again(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation()
+        sent = await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        pid = engine.app_server_pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+
+        await log.wait_for(EngineStatus, lambda e: e.status == "online")
+        [info] = engine.conversations()
+        assert info.state == "result_unknown"
+        assert engine.app_server_pid not in (None, pid)
+        notices = [n.text for n in log.of(Notice, conversation.id)]
+        assert any("cut off when codex went away" in text for text in notices)
+        assert sent.submission_id is not None
+        assert stored_state(store_path, sent.submission_id) == "unknown"
+
+        await engine.submit(conversation.id, "count for me")
+        assert (await log.turn_completed(conversation.id)).status == "completed"
+        assert asked(scripted_model, "take your time") == 1
+        assert asked(scripted_model, "count for me") == 1
+
+
+async def test_the_whole_app_killed_mid_turn_comes_back_with_the_message_unknown(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    with app_in_a_process(store_path, codex_home, workspace, scripted_model, "take your time") as (
+        app,
+        conversation_id,
+        submission_id,
+    ):
+        with anyio.fail_after(DEADLINE_SECONDS):
+            await scripted_model.wait_until_holding()
+        assert stored_state(store_path, submission_id) == "sent"
+        with_group_killed(app)
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        [info] = engine.conversations()
+        assert (info.id, info.title, info.state) == (conversation_id, "Crashing", "result_unknown")
+        assert stored_state(store_path, submission_id) == "unknown"
+        [said] = [n for n in notices(engine, info.id) if "'take your time'" in n]
+        assert "codex recorded its turn as interrupted" in said
+        assert asked(scripted_model, "take your time") == 1
+
+        result = await engine.execute(conversation_id, "/resend")
+        assert result.ok, result.message
+        await scripted_model.wait_until_holding()
+        scripted_model.release()
+        await log.turn_completed(conversation_id)
+        assert asked(scripted_model, "take your time") == 2
+
+
+async def test_a_turn_that_finished_while_the_app_was_down_is_found_completed(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    with app_in_a_process(store_path, codex_home, workspace, scripted_model, "take your time") as (
+        app,
+        conversation_id,
+        submission_id,
+    ):
+        with anyio.fail_after(DEADLINE_SECONDS):
+            await scripted_model.wait_until_holding()
+        os.kill(app.pid, signal.SIGSTOP)
+        scripted_model.release()
+        await rollout_says_done(codex_home)
+        with_group_killed(app)
+    assert stored_state(store_path, submission_id) == "sent"
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+        [info] = engine.conversations()
+        assert (info.id, info.state) == (conversation_id, "idle")
+        assert stored_state(store_path, submission_id) == "completed"
+        assert "'take your time' completed; its answer is above." in notices(engine, info.id)
+        assert asked(scripted_model, "take your time") == 1
+
+
+async def rollout_says_done(home: Path) -> None:
+    """Wait until codex has written the end of the turn to its rollout file."""
+    with anyio.fail_after(DEADLINE_SECONDS):
+        while True:
+            rollouts = list((home / "sessions").rglob("rollout-*.jsonl"))
+            if rollouts and b'"task_complete"' in rollouts[0].read_bytes():
+                return
+            await anyio.sleep(0.05)
+
+
+async def test_queued_messages_are_kept_across_a_restart_and_wait_for_continue(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("Queue")
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        queued = await engine.submit(conversation.id, "count for me", "queue")
+        assert queued.how == "queued"
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        [info] = engine.conversations()
+        assert (info.title, info.queued, info.state) == ("Queue", 1, "idle")
+        assert any("1 queued message(s) were kept" in n for n in notices(engine, info.id))
+        assert asked(scripted_model, "count for me") == 0
+        result = await engine.execute(info.id, "/continue")
+        assert result.ok, result.message
+        completed = await log.wait_for(TurnCompleted)
+        assert completed.status == "completed"
+        assert asked(scripted_model, "count for me") == 1
+        assert engine.conversations()[0].queued == 0
+
+
+async def test_a_store_the_disk_stops_taking_is_said_and_the_app_goes_on(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, store):
+        conversation = await engine.new_conversation("Before")
+        await store.flush()
+        files = [str(store_path), f"{store_path}-wal"]
+        await anyio.run_process(["chattr", "+i", *files])
+        try:
+            engine.rename(conversation.id, "During")
+            await engine.submit(conversation.id, "count for me")
+            assert (await log.turn_completed(conversation.id)).status == "completed"
+            problem = await log.wait_for(Notice, lambda n: "Could not write to" in n.text)
+            assert "keeps working" in problem.text
+        finally:
+            await anyio.run_process(["chattr", "-i", *files])
+        engine.rename(conversation.id, "After")
+        await log.wait_for(Notice, lambda n: "saves again" in n.text)
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+        [info] = engine.conversations()
+        assert info.title == "After"
+        assert info.state == "idle"
