@@ -35,6 +35,7 @@ from engine.events import (
     SubmissionAccepted,
 )
 from engine.fanout import Subscription
+from engine.history import HISTORY_TURNS, history_events
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
@@ -523,6 +524,30 @@ class Engine:
         """A Codex thread as codex stores it, with its turns (any generation's thread)."""
         params = wire.ThreadReadParams(thread_id=thread_id, include_turns=True)
         return (await self._server.thread_read(params)).thread
+
+    async def history(self, conversation_id: str, turns: int = HISTORY_TURNS) -> list[EngineEvent]:
+        """The conversation's last `turns` turns as codex keeps them, as completed items and
+        turns, followed by what codex-deck said of it since it started (recovery notices).
+
+        For showing a conversation brought back from the store; paged from codex, so a long
+        thread opens fast.
+        """
+        conversation = self._conversations.get(conversation_id)
+        said = [e for e in self._emitter.trace(conversation.id).turn(None) if isinstance(e, Notice)]
+        if conversation.thread_id is None:
+            return list(said)
+        params = wire.ThreadTurnsListParams(
+            thread_id=conversation.thread_id, limit=turns, sort_direction="desc", items_view="full"
+        )
+        try:
+            page = await self._server.call("thread/turns/list", params, wire.ThreadTurnsListResult)
+            listed, more = page.data[::-1], page.next_cursor is not None
+        except RpcError:
+            kept = (await self.read_thread(conversation.thread_id)).turns
+            listed, more = kept[-turns:], len(kept) > turns
+        except ConnectionClosed:
+            return list(said)
+        return [*history_events(conversation.id, listed, more, self._emitter.stamp), *said]
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""

@@ -76,6 +76,13 @@ class LimitsSettings(_Section):
     """Characters a side answer may have; past it the answer is cut and a notice says so."""
 
 
+class StoreSettings(_Section):
+    """Where codex-deck keeps its conversations (`[store]`)."""
+
+    path: Path | None = None
+    """The SQLite file; unset means `codex-deck/codex-deck.sqlite3` in the user data dir."""
+
+
 class UiSettings(_Section):
     """How codex-deck looks and behaves (`[ui]`)."""
 
@@ -107,6 +114,7 @@ class Settings(BaseSettings):
     codex: CodexSettings = CodexSettings()
     providers: dict[str, ProviderSettings] = {}
     limits: LimitsSettings = LimitsSettings()
+    store: StoreSettings = StoreSettings()
     ui: UiSettings = UiSettings()
 
     @model_validator(mode="after")

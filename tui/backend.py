@@ -24,6 +24,7 @@ from engine.offline import offline_settings
 from engine.scripted_model import run_scripted_model
 from engine.session import SessionInfo
 from engine.settings import Settings
+from engine.store import Store, default_path
 
 
 class Backend(Protocol):
@@ -58,6 +59,8 @@ class Backend(Protocol):
 
     async def archive(self, conversation_id: str) -> ConversationInfo: ...
 
+    async def history(self, conversation_id: str) -> list[EngineEvent]: ...
+
     def session_info(self, conversation_id: str) -> SessionInfo: ...
 
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]: ...
@@ -87,19 +90,25 @@ OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]
 
 
 def live_backend(settings: Settings, cwd: Path | None = None) -> OpenBackend:
-    """The engine on the settings' codex (the user's own account and files).
+    """The engine on the settings' codex (the user's own account and files), with the store
+    that brings back its conversations.
 
     When codex needs an account and none is signed in, the demo backend is opened instead.
     """
 
     @asynccontextmanager
     async def open_live() -> AsyncIterator[Backend]:
-        async with Engine.open(settings, cwd=cwd) as engine:
-            account = await engine.account()
-            signed_out = account.account is None and account.requires_openai_auth
-            if not signed_out:
-                yield engine
-                return
+        path = settings.store.path or default_path()
+        store = await anyio.to_thread.run_sync(Store.open, path.expanduser())
+        try:
+            async with Engine.open(settings, cwd=cwd, store=store) as engine:
+                account = await engine.account()
+                signed_out = account.account is None and account.requires_openai_auth
+                if not signed_out:
+                    yield engine
+                    return
+        finally:
+            store.close()
         async with demo_backend(settings)() as demo:
             yield demo
 
@@ -107,7 +116,8 @@ def live_backend(settings: Settings, cwd: Path | None = None) -> OpenBackend:
 
 
 def demo_backend(settings: Settings) -> OpenBackend:
-    """The engine on the offline scripted model, in a throw-away CODEX_HOME and workspace."""
+    """The engine on the offline scripted model, in a throw-away CODEX_HOME and workspace
+    (and no store: its threads go with the CODEX_HOME)."""
 
     @asynccontextmanager
     async def open_demo() -> AsyncIterator[Backend]:

@@ -98,6 +98,10 @@ class ReplayBackend:
     async def archive(self, conversation_id: str) -> ConversationInfo:
         return self._infos[conversation_id]
 
+    async def history(self, conversation_id: str) -> list[EngineEvent]:
+        """A replay shows its recording from the start, so there is nothing earlier."""
+        return []
+
     def session_info(self, conversation_id: str) -> SessionInfo:
         info = self._infos[conversation_id]
         return SessionInfo(

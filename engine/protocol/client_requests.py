@@ -117,6 +117,37 @@ class ThreadReadParams(WireModel):
     include_turns: bool = False
 
 
+class ThreadTurnsListParams(WireModel):
+    method: ClassVar[str] = "thread/turns/list"
+    schema_name = "ThreadTurnsListParams"
+    thread_id: str
+    limit: int | None = None
+    cursor: str | None = None
+    sort_direction: Literal["asc", "desc"] | None = None
+    items_view: Literal["notLoaded", "summary", "full"] | None = None
+
+
+class ThreadTurnsListResult(WireModel):
+    schema_name = "ThreadTurnsListResponse"
+    data: list[Turn] = []
+    next_cursor: str | None = None
+
+
+class ThreadListParams(WireModel):
+    method: ClassVar[str] = "thread/list"
+    schema_name = "ThreadListParams"
+    limit: int | None = None
+    cursor: str | None = None
+    sort_key: Literal["created_at", "updated_at"] | None = None
+    archived: bool | None = None
+
+
+class ThreadListResult(WireModel):
+    schema_name = "ThreadListResponse"
+    data: list[Thread] = []
+    next_cursor: str | None = None
+
+
 class ThreadArchiveParams(WireModel):
     method: ClassVar[str] = "thread/archive"
     schema_name = "ThreadArchiveParams"

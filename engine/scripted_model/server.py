@@ -328,9 +328,11 @@ async def _read_chunked(buffered: BufferedByteReceiveStream) -> bytes:
 
 
 @asynccontextmanager
-async def run_scripted_model(script: Script | None = None) -> AsyncIterator[ScriptedModel]:
-    """Start the scripted model on 127.0.0.1 (ephemeral port); stop it on exit."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+async def run_scripted_model(
+    script: Script | None = None, port: int = 0
+) -> AsyncIterator[ScriptedModel]:
+    """Start the scripted model on 127.0.0.1 (`port`, or any free one); stop it on exit."""
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
     model = ScriptedModel(script or load_script(), listener.extra(SocketAttribute.local_port))
     async with listener, task_group() as tasks:
         tasks.start_soon(listener.serve, model.serve_connection)

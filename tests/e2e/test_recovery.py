@@ -17,8 +17,9 @@ import anyio
 import pytest
 
 from engine.engine import Engine
-from engine.events import EngineStatus, Notice, TurnCompleted
+from engine.events import EngineStatus, ItemCompleted, Notice, TurnCompleted
 from engine.offline import offline_settings
+from engine.protocol import CommandExecutionItem, UserMessageItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.store import Store
@@ -240,3 +241,38 @@ async def test_a_store_the_disk_stops_taking_is_said_and_the_app_goes_on(
         [info] = engine.conversations()
         assert info.title == "After"
         assert info.state == "idle"
+
+
+async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("History")
+        for count, text in enumerate(["show markdown", "count for me", "run a command"], 1):
+            await engine.submit(conversation.id, text)
+            await log.turn_completed(conversation.id, count=count)
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+        [info] = engine.conversations()
+        history = await engine.history(info.id, turns=2)
+        first, *rest = history
+        assert isinstance(first, Notice)
+        assert first.text == "Earlier turns are kept by codex; the last 2 are shown."
+        said = [
+            e.item.text
+            for e in rest
+            if isinstance(e, ItemCompleted) and isinstance(e.item, UserMessageItem)
+        ]
+        assert said == ["count for me", "run a command"]
+        commands = [
+            e.item
+            for e in rest
+            if isinstance(e, ItemCompleted) and isinstance(e.item, CommandExecutionItem)
+        ]
+        assert [c.command for c in commands] != []
+        assert [e.status for e in rest if isinstance(e, TurnCompleted)] == [
+            "completed",
+            "completed",
+        ]
+        assert asked(scripted_model, "show markdown") == 1

@@ -34,6 +34,8 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadResumeParams,
     protocol.ThreadForkParams,
     protocol.ThreadReadParams,
+    protocol.ThreadTurnsListParams,
+    protocol.ThreadListParams,
     protocol.ThreadArchiveParams,
     protocol.TurnStartParams,
     protocol.TurnSteerParams,

@@ -14,6 +14,7 @@ from engine.engine import Engine
 from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
+from engine.store import Store
 from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.screens.main import MainScreen
@@ -46,14 +47,21 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
 
     @asynccontextmanager
     async def open_deck(
-        size: tuple[int, int] = (120, 36), settings: Settings | None = None
+        size: tuple[int, int] = (120, 36),
+        settings: Settings | None = None,
+        store: Path | None = None,
     ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
         offline = offline_settings(settings or Settings(), scripted_model, codex_home)
 
         @asynccontextmanager
         async def open_engine() -> AsyncIterator[Backend]:
-            async with Engine.open(offline, cwd=workspace) as engine:
-                yield engine
+            kept = Store.open(store) if store is not None else None
+            try:
+                async with Engine.open(offline, cwd=workspace, store=kept) as engine:
+                    yield engine
+            finally:
+                if kept is not None:
+                    kept.close()
 
         app = CodexDeckApp(offline, open_engine, welcome="welcome", demo_tour="tour")
         async with app.run_test(size=size) as pilot:

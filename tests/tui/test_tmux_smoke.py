@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -86,11 +87,61 @@ def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: 
     assert "Streaming Markdown" in screen
     assert "› show markdown" in screen
     terminal.type("C-q")
-    terminal.wait_until(
-        lambda: (
-            terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
-            .strip()
-            .startswith("bash")
-        ),
-        "codex-deck to exit",
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def at_the_shell(terminal: Terminal) -> bool:
+    command = terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
+    return command.strip().startswith("bash")
+
+
+@pytest.fixture
+def model_url() -> Iterator[str]:
+    """The scripted model in a process of its own, for an app that is not the demo."""
+    model = subprocess.Popen(
+        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
     )
+    try:
+        assert model.stdout is not None
+        yield model.stdout.readline().strip()
+    finally:
+        model.kill()
+        model.wait()
+
+
+def test_after_the_app_is_killed_mid_turn_it_comes_back_and_says_what_is_unknown(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "ws").mkdir()
+    isolated_settings.write_text(
+        f'[codex]\nprovider = "local"\nmodel = "codex-deck-scripted"\n'
+        f'home = "{tmp_path / "home"}"\ncwd = "{tmp_path / "ws"}"\n'
+        'config = ["features.plugins=false"]\n'
+        f'[providers.local]\nbase_url = "{model_url}"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n"
+        f'[store]\npath = "{tmp_path / "store.sqlite3"}"\n'
+    )
+    start = f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}"
+    terminal.type(start, "Enter")
+    terminal.wait_for("codex online")
+    terminal.type("count for me", "Enter")
+    terminal.wait_for("turn completed")
+    terminal.type("take your time", "Enter")
+    terminal.wait_for("Thinking this through")
+
+    shell = int(terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_pid}"))
+    [app] = subprocess.run(
+        ["pgrep", "-P", str(shell)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    os.killpg(os.getpgid(int(app)), signal.SIGKILL)
+    terminal.wait_until(lambda: at_the_shell(terminal), "the shell to be back")
+
+    terminal.type("stty sane; clear", "Enter", start, "Enter")
+    terminal.wait_for("cut off when codex went away")
+    screen = terminal.screen()
+    assert "NEEDS ATTENTION" in screen
+    assert "result unknown" in screen
+    assert "› count for me" in screen
+    assert "one two three" in screen
+    terminal.type("C-q")

@@ -123,15 +123,18 @@ class MainScreen(Screen[None]):
         self.backend = backend
         if backend.offline:
             self._welcome = self._demo_tour
-        self.status.set_engine_state("offline demo" if backend.offline else "codex online")
         known = backend.conversations()
         for info in known:
             await self._update_conversation(info)
+            transcript = self._transcript(info.id)
+            if transcript is not None:
+                await transcript.apply(await backend.history(info.id))
         if not known:
             created = await backend.new_conversation("Conversation 1")
             await self._update_conversation(created)
         shown = self.current or backend.conversations()[0].id
         await self.show_conversation(shown)
+        self.status.set_engine_state("offline demo" if backend.offline else "codex online")
 
     def backend_failed(self, reason: str) -> None:
         self.status.set_engine_state("codex failed to start")
@@ -143,7 +146,8 @@ class MainScreen(Screen[None]):
             if isinstance(event, ConversationUpdated):
                 await self._update_conversation(event.info)
             elif isinstance(event, EngineStatus):
-                self.status.set_engine_state(f"codex {event.status}")
+                detail = "" if event.status == "online" else f" — {event.detail}"
+                self.status.set_engine_state(f"codex {event.status}{detail}")
             elif isinstance(event, InteractionRequested):
                 self._attention(event)
             elif isinstance(event, SubmissionAccepted) and event.how == "queued":

@@ -26,7 +26,8 @@ STATE_MARKS = {
 
 
 def group_of(info: ConversationInfo) -> str:
-    if info.pending_interactions:
+    """Waiting for an answer, or a message whose outcome is unknown, needs the user."""
+    if info.pending_interactions or info.state == "result_unknown":
         return "needs attention"
     if info.state in BUSY_STATES:
         return "running"

@@ -1,0 +1,44 @@
+"""A conversation's earlier turns, as codex keeps them, in the shape of live events: each item
+completed, then its turn. A front end shows them with the code that shows a live turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.events import EngineEvent, ItemCompleted, Notice, Stamp, TurnCompleted
+from engine.protocol import Turn
+
+HISTORY_TURNS = 20
+"""Turns shown when a conversation is reopened (the newest ones)."""
+
+
+def history_events(
+    conversation_id: str, turns: list[Turn], more: bool, stamp: Callable[[str], Stamp]
+) -> list[EngineEvent]:
+    """`turns` oldest first; `more`: codex keeps earlier turns than these."""
+    events: list[EngineEvent] = []
+    if more:
+        events.append(
+            Notice(
+                **stamp(conversation_id),
+                level="info",
+                text=f"Earlier turns are kept by codex; the last {len(turns)} are shown.",
+            )
+        )
+    for turn in turns:
+        for item in turn.items:
+            events.append(
+                ItemCompleted(
+                    **stamp(conversation_id), turn_id=turn.id, item=item, status=turn.status
+                )
+            )
+        events.append(
+            TurnCompleted(
+                **stamp(conversation_id),
+                turn_id=turn.id,
+                status=turn.status,
+                error=turn.error.message if turn.error is not None else None,
+                duration_ms=turn.duration_ms,
+            )
+        )
+    return events
