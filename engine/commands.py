@@ -64,6 +64,18 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class Threads:
+    """List codex's threads that no conversation here follows."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenThread:
+    """Make one of codex's threads a conversation here."""
+
+    thread: str
+
+
+@dataclass(frozen=True, slots=True)
 class Resend:
     """Send again the message whose outcome is unknown."""
 
@@ -123,6 +135,8 @@ Command = (
     | Help
     | Resend
     | Continue
+    | Threads
+    | OpenThread
     | Respond
     | Plan
     | Policy
@@ -279,6 +293,18 @@ COMMANDS: tuple[Usage, ...] = (
         _no_arguments(Resend()),
     ),
     Usage("new", "[TITLE]", "start a new conversation", lambda rest: New(rest or None)),
+    Usage(
+        "threads",
+        "",
+        "list codex's threads made elsewhere (Codex CLI, IDE) in this CODEX_HOME",
+        _no_arguments(Threads()),
+    ),
+    Usage(
+        "open",
+        "THREAD_ID",
+        "make one of codex's threads a conversation here",
+        _needs_text(OpenThread),
+    ),
     Usage("rename", "TITLE", "rename this conversation", _needs_text(Rename)),
     Usage("archive", "", "archive this conversation", _no_arguments(Archive())),
     Usage(

@@ -35,7 +35,7 @@ from engine.events import (
     SubmissionAccepted,
 )
 from engine.fanout import Subscription
-from engine.history import HISTORY_TURNS, history_events
+from engine.history import HISTORY_TURNS, describe_thread, history_events
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
@@ -55,9 +55,11 @@ MAX_INPUT_BYTES = 64 * 1024
 STOP_WAIT_SECONDS = 3.0
 """How long /stop waits for the turn to end before it says "stop requested"."""
 SHUTDOWN_SECONDS = 3.0
+THREADS_LISTED = 20
+THREAD_ID_SHOWN = 13
+THREADS_SEARCHED = 200
 RESTART_FIRST_DELAY = 0.5
 RESTART_MAX_DELAY = 10.0
-RESTART_ATTEMPTS = 6
 
 SubmitMode = Literal["auto", "queue"]
 
@@ -478,6 +480,10 @@ class Engine:
             if command.action == "close":
                 return await self.close_side_chat(conversation.id, command.side_chat)
             return await self.promote_side_chat(conversation.id, command.side_chat)
+        if isinstance(command, commands.Threads):
+            return await self._list_threads(conversation)
+        if isinstance(command, commands.OpenThread):
+            return await self.open_thread(command.thread)
         if isinstance(command, commands.Continue):
             return self._continue(conversation)
         if isinstance(command, commands.Resend):
@@ -489,6 +495,17 @@ class Engine:
         text = commands.help_text()
         self._notice(conversation, "info", text)
         return CommandResult(True, text)
+
+    async def _list_threads(self, conversation: Conversation) -> CommandResult:
+        try:
+            threads = await self.codex_threads()
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(conversation.id, f"codex could not list its threads: {error}")
+        if not threads:
+            return self._told(conversation, "codex has no other threads here.")
+        lines = [f"{t.id[:THREAD_ID_SHOWN]}  {describe_thread(t)}" for t in threads]
+        lines.append("/open ID makes one a conversation here (a unique start of its id is enough).")
+        return self._told(conversation, "\n".join(lines))
 
     def _continue(self, conversation: Conversation) -> CommandResult:
         if not conversation.queue:
@@ -527,15 +544,11 @@ class Engine:
 
     async def history(self, conversation_id: str, turns: int = HISTORY_TURNS) -> list[EngineEvent]:
         """The conversation's last `turns` turns as codex keeps them, as completed items and
-        turns, followed by what codex-deck said of it since it started (recovery notices).
-
-        For showing a conversation brought back from the store; paged from codex, so a long
-        thread opens fast.
-        """
+        turns: for showing a conversation brought back from the store or opened from codex.
+        Paged from codex, so a long thread opens fast."""
         conversation = self._conversations.get(conversation_id)
-        said = [e for e in self._emitter.trace(conversation.id).turn(None) if isinstance(e, Notice)]
         if conversation.thread_id is None:
-            return list(said)
+            return []
         params = wire.ThreadTurnsListParams(
             thread_id=conversation.thread_id, limit=turns, sort_direction="desc", items_view="full"
         )
@@ -543,11 +556,50 @@ class Engine:
             page = await self._server.call("thread/turns/list", params, wire.ThreadTurnsListResult)
             listed, more = page.data[::-1], page.next_cursor is not None
         except RpcError:
-            kept = (await self.read_thread(conversation.thread_id)).turns
+            try:
+                kept = (await self.read_thread(conversation.thread_id)).turns
+            except (RpcError, ConnectionClosed):
+                return []
             listed, more = kept[-turns:], len(kept) > turns
         except ConnectionClosed:
-            return list(said)
-        return [*history_events(conversation.id, listed, more, self._emitter.stamp), *said]
+            return []
+        return history_events(conversation.id, listed, more, self._emitter.stamp)
+
+    async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:
+        """Codex's threads in this CODEX_HOME that no conversation here follows, newest first
+        (made by the Codex CLI, an IDE, or another app-server)."""
+        followed = {c.thread_id for c in self._conversations.all()}
+        params = wire.ThreadListParams(limit=limit, sort_key="updated_at")
+        listed = await self._server.call("thread/list", params, wire.ThreadListResult)
+        return [thread for thread in listed.data if thread.id not in followed]
+
+    async def open_thread(self, reference: str) -> CommandResult:
+        """Make a Codex thread (by id, or a unique prefix of one from `codex_threads`) a
+        conversation here: resumed, with its history."""
+        try:
+            candidates = await self.codex_threads(limit=THREADS_SEARCHED)
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(None, f"codex could not list its threads: {error}")
+        matches = [t for t in candidates if t.id.startswith(reference.strip())]
+        if len(matches) != 1 or not reference.strip():
+            which = "no thread" if not matches else f"{len(matches)} threads"
+            return self._failed(
+                None, f"{which} of codex's start with {reference!r}; /threads lists them"
+            )
+        found = matches[0]
+        conversation = Conversation(
+            id=uuid.uuid4().hex[:12],
+            title=(found.name or found.preview or "Codex thread").strip().splitlines()[0][:60],
+            cwd=found.cwd or str(self._cwd),
+        )
+        self._conversations.add(conversation)
+        self._conversations.bind(conversation, found.id)
+        if await self._resume(conversation) is None:
+            return CommandResult(
+                False, f"codex could not resume thread {found.id}.", conversation.id
+            )
+        self._router.updated(conversation)
+        return CommandResult(True, f"Opened {conversation.title!r} from codex.", conversation.id)
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
@@ -876,12 +928,13 @@ class Engine:
 
     async def _keep_alive(self, launch: Launch) -> None:
         """Restart codex whenever it dies: after 0.5 s, doubling to 10 s; give up after
-        `RESTART_ATTEMPTS` starts in a row fail, with what codex said."""
+        `limits.restarts` starts in a row fail, with what codex said."""
+        attempts = self._settings.limits.restarts
         while True:
             await self._lost.wait()
             self._lost = anyio.Event()
             delay, failure = RESTART_FIRST_DELAY, ""
-            for attempt in range(1, RESTART_ATTEMPTS + 1):
+            for attempt in range(1, attempts + 1):
                 self._status("starting", f"restarting codex in {delay:.1f} s (attempt {attempt})")
                 await anyio.sleep(delay)
                 try:
@@ -898,7 +951,7 @@ class Engine:
             else:
                 self._status(
                     "failed",
-                    f"codex failed to start {RESTART_ATTEMPTS} times in a row; restart "
+                    f"codex failed to start {attempts} times in a row; restart "
                     f"codex-deck. Last: {failure}",
                 )
                 return

@@ -3,10 +3,11 @@ completed, then its turn. A front end shows them with the code that shows a live
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from engine.events import EngineEvent, ItemCompleted, Notice, Stamp, TurnCompleted
-from engine.protocol import Turn
+from engine.protocol import Thread, Turn
 
 HISTORY_TURNS = 20
 """Turns shown when a conversation is reopened (the newest ones)."""
@@ -42,3 +43,12 @@ def history_events(
             )
         )
     return events
+
+
+def describe_thread(thread: Thread) -> str:
+    """One line: when it was last used, where, and how it starts."""
+    when = time.strftime(
+        "%Y-%m-%d %H:%M", time.localtime(thread.updated_at or thread.created_at or 0)
+    )
+    first = " ".join((thread.name or thread.preview or "(empty)").split())
+    return f"{when}  {thread.cwd or ''}  {first[:60]}"

@@ -74,6 +74,8 @@ class LimitsSettings(_Section):
     """Events kept in a turn's trace; past it the head and tail are kept."""
     side_answer_chars: int = Field(default=20_000, ge=100)
     """Characters a side answer may have; past it the answer is cut and a notice says so."""
+    restarts: int = Field(default=6, ge=0)
+    """Failed starts in a row after which codex-deck stops restarting a codex that died."""
 
 
 class StoreSettings(_Section):

@@ -16,6 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from engine.binary import find_codex
 from engine.engine import Engine
 from engine.events import EngineStatus, ItemCompleted, Notice, TurnCompleted
 from engine.offline import offline_settings
@@ -23,6 +24,7 @@ from engine.protocol import CommandExecutionItem, UserMessageItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.store import Store
+from tests.e2e.conftest import open_codex
 from tests.e2e.eventlog import EventLog, recording
 
 pytestmark = pytest.mark.anyio
@@ -276,3 +278,88 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
             "completed",
         ]
         assert asked(scripted_model, "show markdown") == 1
+
+
+async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A wrapper that runs the real codex once and then fails every start, saying why."""
+    real = find_codex(None).path
+    started = tmp_path / "started"
+    wrapper = tmp_path / "flaky-codex"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = app-server ]; then\n'
+        f"  if [ -e {started} ]; then echo 'error: the disk is on fire' >&2; exit 3; fi\n"
+        f"  touch {started}\n"
+        "fi\n"
+        f'exec {real} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    base = Settings()
+    settings = base.model_copy(
+        update={
+            "codex": base.codex.model_copy(update={"binary": wrapper}),
+            "limits": base.limits.model_copy(update={"restarts": 2}),
+        }
+    )
+    store = Store.open(tmp_path / "store.sqlite3")
+    try:
+        async with (
+            Engine.open(
+                offline_settings(settings, scripted_model, codex_home), cwd=workspace, store=store
+            ) as engine,
+            recording(engine) as log,
+        ):
+            pid = engine.app_server_pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)
+            gave_up = await log.wait_for(EngineStatus, lambda e: e.status == "failed", count=2)
+            assert "codex failed to start 2 times in a row" in gave_up.detail
+            assert "the disk is on fire" in gave_up.detail
+            starting = [e.detail for e in log.of(EngineStatus) if e.status == "starting"]
+            assert starting == [
+                "restarting codex in 0.5 s (attempt 1)",
+                "restarting codex in 1.0 s (attempt 2)",
+            ]
+            conversation = await engine.new_conversation()
+            refused = await engine.submit(conversation.id, "count for me")
+            assert not refused.accepted
+            assert "codex is not running" in refused.message
+    finally:
+        store.close()
+
+
+async def test_a_thread_made_by_another_app_server_is_listed_and_opened(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    async with open_codex(scripted_model, codex_home, workspace) as other:
+        thread_id = await other.start_thread()
+        assert (await other.run_turn(thread_id, "count for me")).status == "completed"
+
+    async with deck(scripted_model, codex_home, workspace, tmp_path / "s.sqlite3") as (
+        engine,
+        log,
+        _,
+    ):
+        mine = await engine.new_conversation("Mine")
+        listed = await engine.execute(mine.id, "/threads")
+        assert thread_id[:13] in listed.message
+        assert "count for me" in listed.message
+        assert mine.thread_id is not None
+        assert mine.thread_id[:13] not in listed.message
+
+        opened = await engine.execute(mine.id, f"/open {thread_id[:13]}")
+        assert opened.ok, opened.message
+        assert opened.conversation_id is not None
+        history = await engine.history(opened.conversation_id)
+        said = [e.item for e in history if isinstance(e, ItemCompleted)]
+        assert [i.text for i in said if isinstance(i, UserMessageItem)] == ["count for me"]
+
+        await engine.submit(opened.conversation_id, "show markdown")
+        await log.turn_completed(opened.conversation_id)
+        last = scripted_model.responses_requests()[-1]
+        assert last.user_texts()[-2:] == ["count for me", "show markdown"]
+        again = await engine.execute(mine.id, f"/open {thread_id[:13]}")
+        assert not again.ok
+        assert "no thread" in again.message

@@ -123,6 +123,9 @@ async def test_keeping_a_side_chat_makes_a_conversation(deck: Deck) -> None:
         assert backend is not None
         titles = [c.title for c in backend.conversations()]
         assert titles == ["Conversation 1", "Conversation 1 · what did you do?"]
+        await until(pilot, lambda: transcript(app).query(UserMessage), "the inherited turns show")
+        assert [m.text for m in transcript(app).query(UserMessage)] == ["count for me"]
+        assert SIDE_ANSWER not in " ".join(m.text for m in transcript(app).query(AgentMessage))
 
 
 async def test_a_side_question_that_is_refused_stays_in_the_box(deck: Deck) -> None:

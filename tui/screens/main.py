@@ -126,9 +126,7 @@ class MainScreen(Screen[None]):
         known = backend.conversations()
         for info in known:
             await self._update_conversation(info)
-            transcript = self._transcript(info.id)
-            if transcript is not None:
-                await transcript.apply(await backend.history(info.id))
+            await self._show_history(info.id, recovered=True)
         if not known:
             created = await backend.new_conversation("Conversation 1")
             await self._update_conversation(created)
@@ -212,7 +210,20 @@ class MainScreen(Screen[None]):
         for info in self.backend.conversations():
             if info.id == conversation_id:
                 await self._update_conversation(info)
+        await self._show_history(conversation_id)
         await self.show_conversation(conversation_id)
+
+    async def _show_history(self, conversation_id: str, recovered: bool = False) -> None:
+        """Put the turns codex keeps for the conversation into its transcript (and, for one
+        brought back at start, what codex-deck said of it then)."""
+        transcript = self._transcript(conversation_id)
+        if transcript is None or self.backend is None:
+            return
+        events = await self.backend.history(conversation_id)
+        if recovered:
+            said = self.backend.trace(conversation_id, None)
+            events += [e for e in said if isinstance(e, Notice)]
+        await transcript.apply(events)
 
     async def show_conversation(self, conversation_id: str) -> None:
         self.current = conversation_id
