@@ -22,13 +22,16 @@ class Emitter:
         """Also told of every event, with its turn (the store's journal)."""
         self._fanout: Fanout[EngineEvent] = Fanout()
         self._seq = count(1)
+        self._next_seq = 1
         self._trace_limit = trace_limit
         self._traces: dict[str, ConversationTrace] = {}
         self._batching = 0
 
     def stamp(self, conversation_id: str | None) -> Stamp:
         """The fields every event starts with."""
-        return Stamp(seq=next(self._seq), at=time.time(), conversation_id=conversation_id)
+        seq = next(self._seq)
+        self._next_seq = seq + 1
+        return Stamp(seq=seq, at=time.time(), conversation_id=conversation_id)
 
     def emit(self, event: EngineEvent, turn_id: str | None = None) -> None:
         """Trace the event under `turn_id` (for its conversation) and send it to subscribers."""
@@ -55,6 +58,15 @@ class Emitter:
         if trace is None:
             trace = self._traces[conversation_id] = ConversationTrace(self._trace_limit)
         return trace
+
+    def restore(self, event: EngineEvent, turn_id: str | None) -> None:
+        """Put an event of an earlier run back into its conversation's trace (not sent to
+        subscribers); later events are numbered after it."""
+        if event.conversation_id is not None:
+            self.trace(event.conversation_id).add(turn_id, event)
+        if event.seq >= self._next_seq:
+            self._next_seq = event.seq + 1
+            self._seq = count(self._next_seq)
 
     def subscribe(self) -> Subscription[EngineEvent]:
         return self._fanout.subscribe()

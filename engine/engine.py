@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator
@@ -40,6 +41,7 @@ from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.recording import RecordingError, event_from_json
 from engine.recovery import restored_conversation, restored_submission, settle
 from engine.router import Router
 from engine.rpc import Incoming, Notification
@@ -605,6 +607,10 @@ class Engine:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
         return session_info(self._conversations.get(conversation_id), self._settings)
 
+    def full_trace(self, conversation_id: str) -> list[EngineEvent]:
+        """Every kept event of the conversation in order, earlier runs' included."""
+        return self._emitter.trace(self._conversations.get(conversation_id).id).all_events()
+
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         """The events of one turn (None: between turns), with a `TraceGap` where trimmed."""
         return self._emitter.trace(self._conversations.get(conversation_id).id).turn(turn_id)
@@ -993,6 +999,9 @@ class Engine:
                 continue
             conversation = restored_conversation(stored)
             self._conversations.add(conversation)
+            for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
+                with contextlib.suppress(RecordingError, ValueError):
+                    self._emitter.restore(event_from_json(json.loads(text)), turn_id)
             if stored.thread_id is not None:
                 self._conversations.bind(conversation, stored.thread_id)
             for kept in waiting.get(conversation.id, []):

@@ -1,5 +1,7 @@
 """A conversation's earlier turns, as codex keeps them, in the shape of live events: each item
-completed, then its turn. A front end shows them with the code that shows a live turn."""
+completed, then its turn, timed when codex says the turn started and ended. A front end shows
+them with the code that shows a live turn, and can merge them by time with codex-deck's own
+trace."""
 
 from __future__ import annotations
 
@@ -30,12 +32,15 @@ def history_events(
         for item in turn.items:
             events.append(
                 ItemCompleted(
-                    **stamp(conversation_id), turn_id=turn.id, item=item, status=turn.status
+                    **timed(stamp(conversation_id), turn.started_at),
+                    turn_id=turn.id,
+                    item=item,
+                    status=turn.status,
                 )
             )
         events.append(
             TurnCompleted(
-                **stamp(conversation_id),
+                **timed(stamp(conversation_id), turn.completed_at or turn.started_at),
                 turn_id=turn.id,
                 status=turn.status,
                 error=turn.error.message if turn.error is not None else None,
@@ -43,6 +48,15 @@ def history_events(
             )
         )
     return events
+
+
+def timed(stamp: Stamp, at: int | None) -> Stamp:
+    """`stamp` at the time codex gives (unix seconds), when it gives one."""
+    return (
+        stamp
+        if at is None
+        else Stamp(seq=stamp["seq"], at=float(at), conversation_id=stamp["conversation_id"])
+    )
 
 
 def describe_thread(thread: Thread) -> str:

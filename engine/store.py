@@ -230,12 +230,14 @@ class Store:
         ).fetchone()
         return row[0] if row is not None else None
 
-    def trace_rows(self, conversation_id: str) -> list[str]:
-        """The stored trace of a conversation as JSON texts, oldest first (blocking)."""
+    def trace_rows(self, conversation_id: str) -> list[tuple[str | None, str]]:
+        """The stored trace of a conversation, oldest first: (turn id, event as JSON)
+        (blocking)."""
         rows = self._connection.execute(
-            "SELECT event FROM trace WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+            "SELECT turn_id, event FROM trace WHERE conversation_id = ? ORDER BY seq",
+            (conversation_id,),
         ).fetchall()
-        return [r[0] for r in rows]
+        return [(r[0], r[1]) for r in rows]
 
     def put(self, sql: str, params: Sequence[Any]) -> None:
         """Queue a write; it is committed soon, or at the next `flush()`."""

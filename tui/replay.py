@@ -123,6 +123,10 @@ class ReplayBackend:
             grants=info.grants,
         )
 
+    def full_trace(self, conversation_id: str) -> list[EngineEvent]:
+        """A replay sends every event through its stream; nothing came before it."""
+        return []
+
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         current: str | None = None
         found = []

@@ -255,7 +255,7 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
             await engine.submit(conversation.id, text)
             await log.turn_completed(conversation.id, count=count)
 
-    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
         [info] = engine.conversations()
         history = await engine.history(info.id, turns=2)
         first, *rest = history
@@ -278,6 +278,13 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
             "completed",
         ]
         assert asked(scripted_model, "show markdown") == 1
+
+        earlier = engine.full_trace(info.id)
+        assert len([e for e in earlier if isinstance(e, TurnCompleted)]) == 3
+        await engine.submit(info.id, "count for me")
+        later = await log.turn_completed(info.id)
+        assert later.seq > max(e.seq for e in earlier)
+        assert engine.full_trace(info.id)[: len(earlier)] == earlier
 
 
 async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said(

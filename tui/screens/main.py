@@ -214,15 +214,17 @@ class MainScreen(Screen[None]):
         await self.show_conversation(conversation_id)
 
     async def _show_history(self, conversation_id: str, recovered: bool = False) -> None:
-        """Put the turns codex keeps for the conversation into its transcript (and, for one
-        brought back at start, what codex-deck said of it then)."""
+        """Put the turns codex keeps for the conversation into its transcript; for one brought
+        back at start, merged by time with what codex-deck said of it (and its trace)."""
         transcript = self._transcript(conversation_id)
         if transcript is None or self.backend is None:
             return
         events = await self.backend.history(conversation_id)
         if recovered:
-            said = self.backend.trace(conversation_id, None)
-            events += [e for e in said if isinstance(e, Notice)]
+            said = self.backend.full_trace(conversation_id)
+            self.query_one(TracePane).add(said)
+            notices = [e for e in said if isinstance(e, Notice)]
+            events = sorted([*events, *notices], key=lambda event: event.at)
         await transcript.apply(events)
 
     async def show_conversation(self, conversation_id: str) -> None:
