@@ -40,6 +40,8 @@ class Submission:
     state: SubmissionState = "queued"
     turn_id: str | None = None
     created_at: float = field(default_factory=time.time)
+    settled: bool = False
+    """Its outcome after codex went away has been looked up (and said) in this run."""
 
 
 @dataclass(eq=False)

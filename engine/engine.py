@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import uuid
 from collections.abc import AsyncIterator
@@ -41,15 +40,14 @@ from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
-from engine.recording import RecordingError, event_from_json
-from engine.recovery import restored_conversation, restored_submission, settle
+from engine.restore import Restorer
 from engine.router import Router
 from engine.rpc import Incoming, Notification
 from engine.session import SessionInfo, session_info
 from engine.settings import Settings
 from engine.side_chat import SideChat
 from engine.side_chats import SideChats
-from engine.store import Store, StoredSubmission
+from engine.store import Store
 from engine.tasks import task_group
 from engine.trace import Redactor, jsonl
 
@@ -120,6 +118,15 @@ class Engine:
         """Set when the app-server goes away unexpectedly."""
         self.status: Literal["online", "stopping", "failed"] = "online"
         """failed: codex went away (it is being restarted, or could not be)."""
+        self._restorer = Restorer(
+            settings,
+            self._conversations,
+            self._journal,
+            self._router,
+            self._emitter,
+            lambda: self._server,
+            self._notice,
+        )
         self._side_chats = SideChats(
             self._emitter, server, launch, settings.limits.side_answer_chars
         )
@@ -156,9 +163,9 @@ class Engine:
             engine = cls(settings, server, tasks, cwd, launch, store)
             engine._attach(server)
             if store is not None:
-                store.on_problem = engine._store_problem
+                store.on_problem = engine._restorer.store_problem
                 tasks.start_soon(store.run)
-                await engine._restore()
+                await engine._restorer.restore()
             if launch is not None:
                 tasks.start_soon(engine._keep_alive, launch)
             try:
@@ -596,7 +603,7 @@ class Engine:
         )
         self._conversations.add(conversation)
         self._conversations.bind(conversation, found.id)
-        if await self._resume(conversation) is None:
+        if await self._restorer.resume(conversation) is None:
             return CommandResult(
                 False, f"codex could not resume thread {found.id}.", conversation.id
             )
@@ -946,7 +953,7 @@ class Engine:
                 try:
                     async with spawn_app_server(launch, experimental_api=True) as server:
                         self._attach(server)
-                        await self._resume_all()
+                        await self._restorer.resume_all()
                         self.status = "online"
                         self._status("online", f"codex restarted (attempt {attempt})")
                         await self._lost.wait()
@@ -964,127 +971,6 @@ class Engine:
 
     def _status(self, status: Literal["starting", "online", "failed"], detail: str) -> None:
         self._emitter.emit(EngineStatus(**self._emitter.stamp(None), status=status, detail=detail))
-
-    def _store_problem(self, problem: str | None) -> None:
-        if problem is None:
-            self._notice(None, "info", "The store takes writes again; codex-deck saves again.")
-            return
-        store = self._journal.store
-        where = store.path if store is not None else "the store"
-        self._notice(
-            None,
-            "error",
-            f"Could not write to {where} ({problem}). codex-deck keeps working, but what "
-            "happens from now on is not saved until the disk takes writes again.",
-        )
-
-    async def _restore(self) -> None:
-        """Bring back the store's conversations: resume their threads, keep their queues
-        (held until the user says so), and settle every message that was in flight."""
-        store = self._journal.store
-        assert store is not None
-        loaded = await anyio.to_thread.run_sync(store.load)
-        if store.moved_aside is not None:
-            self._notice(
-                None,
-                "error",
-                f"The store could not be read, so it was moved to {store.moved_aside} (kept, "
-                "not deleted) and a new one was started.",
-            )
-        waiting: dict[str, list[StoredSubmission]] = {}
-        for stored_submission in loaded.submissions:
-            waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)
-        for stored in loaded.conversations:
-            if stored.archived:
-                continue
-            conversation = restored_conversation(stored)
-            self._conversations.add(conversation)
-            for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
-                with contextlib.suppress(RecordingError, ValueError):
-                    self._emitter.restore(event_from_json(json.loads(text)), turn_id)
-            if stored.thread_id is not None:
-                self._conversations.bind(conversation, stored.thread_id)
-            for kept in waiting.get(conversation.id, []):
-                submission = restored_submission(kept)
-                if kept.state == "queued":
-                    conversation.queue.append(submission)
-                    conversation.queue_held = True
-                else:
-                    conversation.unsettled.append(submission)
-            self._router.updated(conversation)
-        await self._resume_all()
-
-    async def _resume_all(self) -> None:
-        """Resume every conversation's thread in this app-server, then settle what was in
-        flight and say what waits in the queue."""
-        for conversation in self._conversations.all():
-            if conversation.archived:
-                continue
-            thread = await self._resume(conversation)
-            await self._settle(conversation, thread)
-            if conversation.queue and conversation.queue_held:
-                self._notice(
-                    conversation,
-                    "info",
-                    f"{len(conversation.queue)} queued message(s) were kept; they wait: "
-                    "/continue runs them.",
-                )
-        if self._journal.store is not None:
-            await self._journal.store.flush()
-
-    async def _resume(self, conversation: Conversation) -> wire.Thread | None:
-        if conversation.thread_id is None:
-            return None
-        defaults = thread_defaults(self._settings, Path(conversation.cwd))
-        params = wire.ThreadResumeParams(**defaults.model_dump(), thread_id=conversation.thread_id)
-        try:
-            opened = await self._server.thread_resume(params)
-        except (RpcError, ConnectionClosed) as error:
-            lost = conversation.thread_id
-            conversation.generation += 1
-            conversation.thread_id = None
-            conversation.thread = None
-            self._notice(
-                conversation,
-                "error",
-                f"codex could not resume thread {lost} ({error}); the next message starts a "
-                "new thread.",
-            )
-            self._router.updated(conversation)
-            return None
-        conversation.thread = opened
-        return opened.thread
-
-    async def _settle(self, conversation: Conversation, thread: wire.Thread | None) -> None:
-        """Mark each in-flight message as its thread shows it; unknown ones stay for /resend."""
-        unknown = []
-        for submission in conversation.unsettled:
-            witness = thread if submission.generation == conversation.generation else None
-            if witness is None and submission.generation != conversation.generation:
-                witness = await self._old_thread(conversation, submission.generation)
-            settled = settle(submission.id, submission.text, witness)
-            submission.state = settled.state
-            submission.turn_id = settled.turn_id or submission.turn_id
-            self._journal.submission(submission)
-            level: NoticeLevel = "info" if settled.state == "completed" else "error"
-            self._notice(conversation, level, settled.explanation)
-            if settled.state == "unknown":
-                unknown.append(submission)
-        conversation.unsettled = unknown
-        if conversation.state not in BUSY_STATES:
-            conversation.state = "result_unknown" if unknown else "idle"
-        self._router.updated(conversation)
-
-    async def _old_thread(self, conversation: Conversation, generation: int) -> wire.Thread | None:
-        store = self._journal.store
-        if store is None:
-            return None
-        threads = await anyio.to_thread.run_sync(store.threads, conversation.id)
-        if generation not in threads:
-            return None
-        with contextlib.suppress(RpcError, ConnectionClosed):
-            return await self.read_thread(threads[generation])
-        return None
 
     async def _shut_down(self) -> None:
         """Decline what waits for an answer, stop running turns (waiting a little for them to

@@ -1,0 +1,178 @@
+"""Bringing conversations back: from the store at start-up, and into a restarted codex.
+
+Each conversation's thread is resumed; every message that was in flight is settled as its
+thread shows it (`engine.recovery.settle`) and said so on the conversation; queued messages
+are kept and wait for /continue. Nothing is sent again by itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+
+from engine import protocol as wire
+from engine.appserver import AppServer
+from engine.conversation import Conversation, Conversations
+from engine.emitter import Emitter
+from engine.errors import ConnectionClosed, RpcError
+from engine.events import BUSY_STATES, NoticeLevel
+from engine.journal import Journal
+from engine.launch import thread_defaults
+from engine.recording import RecordingError, event_from_json
+from engine.recovery import restored_conversation, restored_submission, settle
+from engine.router import Router
+from engine.settings import Settings
+from engine.store import StoredSubmission
+
+Say = Callable[[Conversation | None, NoticeLevel, str], None]
+
+
+class Restorer:
+    def __init__(
+        self,
+        settings: Settings,
+        conversations: Conversations,
+        journal: Journal,
+        router: Router,
+        emitter: Emitter,
+        server: Callable[[], AppServer],
+        notice: Say,
+    ) -> None:
+        self._settings = settings
+        self._conversations = conversations
+        self._journal = journal
+        self._router = router
+        self._emitter = emitter
+        self._server = server
+        """The app-server in use now (it changes when codex is restarted)."""
+        self._notice = notice
+
+    def store_problem(self, problem: str | None) -> None:
+        if problem is None:
+            self._notice(None, "info", "The store takes writes again; codex-deck saves again.")
+            return
+        store = self._journal.store
+        where = store.path if store is not None else "the store"
+        self._notice(
+            None,
+            "error",
+            f"Could not write to {where} ({problem}). codex-deck keeps working, but what "
+            "happens from now on is not saved until the disk takes writes again.",
+        )
+
+    async def restore(self) -> None:
+        """Bring back the store's conversations: resume their threads, keep their queues
+        (held until the user says so), and settle every message that was in flight."""
+        store = self._journal.store
+        assert store is not None
+        loaded = await anyio.to_thread.run_sync(store.load)
+        if store.moved_aside is not None:
+            self._notice(
+                None,
+                "error",
+                f"The store could not be read, so it was moved to {store.moved_aside} (kept, "
+                "not deleted) and a new one was started.",
+            )
+        waiting: dict[str, list[StoredSubmission]] = {}
+        for stored_submission in loaded.submissions:
+            waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)
+        for stored in loaded.conversations:
+            if stored.archived:
+                continue
+            conversation = restored_conversation(stored)
+            self._conversations.add(conversation)
+            for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
+                with contextlib.suppress(RecordingError, ValueError):
+                    self._emitter.restore(event_from_json(json.loads(text)), turn_id)
+            if stored.thread_id is not None:
+                self._conversations.bind(conversation, stored.thread_id)
+            for kept in waiting.get(conversation.id, []):
+                submission = restored_submission(kept)
+                if kept.state == "queued":
+                    conversation.queue.append(submission)
+                    conversation.queue_held = True
+                else:
+                    conversation.unsettled.append(submission)
+            self._router.updated(conversation)
+        await self.resume_all()
+
+    async def resume_all(self) -> None:
+        """Resume every conversation's thread in this app-server, then settle what was in
+        flight and say what waits in the queue."""
+        for conversation in self._conversations.all():
+            if conversation.archived:
+                continue
+            thread = await self.resume(conversation)
+            await self._settle(conversation, thread)
+            if conversation.queue and conversation.queue_held:
+                self._notice(
+                    conversation,
+                    "info",
+                    f"{len(conversation.queue)} queued message(s) were kept; they wait: "
+                    "/continue runs them.",
+                )
+        if self._journal.store is not None:
+            await self._journal.store.flush()
+
+    async def resume(self, conversation: Conversation) -> wire.Thread | None:
+        if conversation.thread_id is None:
+            return None
+        defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        params = wire.ThreadResumeParams(**defaults.model_dump(), thread_id=conversation.thread_id)
+        try:
+            opened = await self._server().thread_resume(params)
+        except (RpcError, ConnectionClosed) as error:
+            lost = conversation.thread_id
+            conversation.generation += 1
+            conversation.thread_id = None
+            conversation.thread = None
+            self._notice(
+                conversation,
+                "error",
+                f"codex could not resume thread {lost} ({error}); the next message starts a "
+                "new thread.",
+            )
+            self._router.updated(conversation)
+            return None
+        conversation.thread = opened
+        return opened.thread
+
+    async def _settle(self, conversation: Conversation, thread: wire.Thread | None) -> None:
+        """Mark each in-flight message as its thread shows it; unknown ones stay for /resend."""
+        unknown = []
+        for submission in conversation.unsettled:
+            if submission.settled:
+                unknown.append(submission)
+                continue
+            submission.settled = True
+            witness = thread if submission.generation == conversation.generation else None
+            if witness is None and submission.generation != conversation.generation:
+                witness = await self._old_thread(conversation, submission.generation)
+            settled = settle(submission.id, submission.text, witness)
+            submission.state = settled.state
+            submission.turn_id = settled.turn_id or submission.turn_id
+            self._journal.submission(submission)
+            level: NoticeLevel = "info" if settled.state == "completed" else "error"
+            self._notice(conversation, level, settled.explanation)
+            if settled.state == "unknown":
+                unknown.append(submission)
+        conversation.unsettled = unknown
+        if conversation.state not in BUSY_STATES:
+            conversation.state = "result_unknown" if unknown else "idle"
+        self._router.updated(conversation)
+
+    async def _old_thread(self, conversation: Conversation, generation: int) -> wire.Thread | None:
+        store = self._journal.store
+        if store is None:
+            return None
+        threads = await anyio.to_thread.run_sync(store.threads, conversation.id)
+        if generation not in threads:
+            return None
+        with contextlib.suppress(RpcError, ConnectionClosed):
+            params = wire.ThreadReadParams(thread_id=threads[generation], include_turns=True)
+            return (await self._server().thread_read(params)).thread
+        return None
