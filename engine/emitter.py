@@ -25,6 +25,8 @@ class Emitter:
         self._next_seq = 1
         self._trace_limit = trace_limit
         self._traces: dict[str, ConversationTrace] = {}
+        self.general = ConversationTrace(trace_limit)
+        """Events that belong to no conversation (codex's status, the store's problems)."""
         self._batching = 0
 
     def stamp(self, conversation_id: str | None) -> Stamp:
@@ -37,6 +39,8 @@ class Emitter:
         """Trace the event under `turn_id` (for its conversation) and send it to subscribers."""
         if event.conversation_id is not None:
             self.trace(event.conversation_id).add(turn_id, event)
+        else:
+            self.general.add(turn_id, event)
         self._sink(event, turn_id)
         self._fanout.publish(event)
         if not self._batching:

@@ -614,6 +614,11 @@ class Engine:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
         return session_info(self._conversations.get(conversation_id), self._settings)
 
+    def general_notices(self) -> list[Notice]:
+        """What codex-deck said that belongs to no conversation (a store moved aside, codex
+        restarted), oldest first; also what it said while opening, before anyone listened."""
+        return [e for e in self._emitter.general.all_events() if isinstance(e, Notice)]
+
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """Every kept event of the conversation in order, earlier runs' included."""
         return self._emitter.trace(self._conversations.get(conversation_id).id).all_events()

@@ -15,6 +15,7 @@ from engine.events import (
     ConversationInfo,
     EngineEvent,
     InteractionInfo,
+    Notice,
     SideChatInfo,
     StopOutcome,
 )
@@ -62,6 +63,8 @@ class Backend(Protocol):
     async def history(self, conversation_id: str) -> list[EngineEvent]: ...
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]: ...
+
+    def general_notices(self) -> list[Notice]: ...
 
     def session_info(self, conversation_id: str) -> SessionInfo: ...
 

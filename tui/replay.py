@@ -17,6 +17,7 @@ from engine.events import (
     InteractionInfo,
     InteractionRequested,
     InteractionResolved,
+    Notice,
     SideChatInfo,
     SideChatUpdated,
     StopOutcome,
@@ -122,6 +123,10 @@ class ReplayBackend:
             plan_mode=info.plan_mode,
             grants=info.grants,
         )
+
+    def general_notices(self) -> list[Notice]:
+        """A replay sends every event through its stream; nothing came before it."""
+        return []
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """A replay sends every event through its stream; nothing came before it."""

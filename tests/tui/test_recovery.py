@@ -8,6 +8,7 @@ import os
 import signal
 from pathlib import Path
 
+import anyio
 import pytest
 
 from tests.tui.conftest import Deck, transcript, until
@@ -15,7 +16,7 @@ from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.message import AgentMessage, UserMessage
-from tui.widgets.notes import TurnMarker
+from tui.widgets.notes import NoticeLine, TurnMarker
 from tui.widgets.status_bar import StatusBar
 
 pytestmark = pytest.mark.anyio
@@ -57,3 +58,16 @@ async def test_codex_dying_mid_turn_is_shown_and_it_comes_back(deck: Deck) -> No
         await until(pilot, lambda: "codex online" in str(status.render()), "codex is back")
         assert "NEEDS ATTENTION" in listed(app)
         assert "result unknown" in listed(app)
+
+
+async def test_an_unreadable_store_is_moved_aside_and_the_user_is_told(
+    deck: Deck, tmp_path: Path
+) -> None:
+    store = tmp_path / "store.sqlite3"
+    store.write_bytes(b"not a database " * 100)
+    async with deck(store=store) as (app, pilot):
+        notes = transcript(app).query(NoticeLine)
+        await until(pilot, lambda: any("could not be read" in n.text for n in notes), "it says")
+        [moved] = [p async for p in anyio.Path(tmp_path).iterdir() if ".unreadable-" in p.name]
+        assert await moved.read_bytes() == b"not a database " * 100
+        assert any(str(moved) in n.text for n in transcript(app).query(NoticeLine))

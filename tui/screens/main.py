@@ -132,6 +132,13 @@ class MainScreen(Screen[None]):
             await self._update_conversation(created)
         shown = self.current or backend.conversations()[0].id
         await self.show_conversation(shown)
+        said = backend.general_notices()
+        transcript = self._transcript(shown)
+        if said and transcript is not None:
+            await transcript.apply(list(said))
+        for notice in said:
+            if notice.level == "error":
+                self.notify(notice.text, severity="error", markup=False)
         self.status.set_engine_state("offline demo" if backend.offline else "codex online")
 
     def backend_failed(self, reason: str) -> None:
