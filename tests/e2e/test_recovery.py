@@ -7,14 +7,15 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
+from anyio.abc import Process
+from anyio.streams.buffered import BufferedByteReceiveStream
 
 from engine.binary import find_codex
 from engine.engine import Engine
@@ -66,12 +67,13 @@ def stored_state(store_path: Path, submission_id: str) -> str | None:
         store.close()
 
 
-@contextmanager
-def app_in_a_process(
-    store_path: Path, home: Path, workspace: Path, model: ScriptedModel, text: str
-) -> Iterator[tuple[subprocess.Popen[str], str, str]]:
-    """codex-deck's engine in its own process group; yields it once `text` was sent."""
-    app = subprocess.Popen(
+@asynccontextmanager
+async def app_in_a_process(
+    store_path: Path, home: Path, workspace: Path, model: ScriptedModel
+) -> AsyncIterator[tuple[Process, str, str]]:
+    """codex-deck's engine in its own process group; yields it (with its conversation and
+    message ids) once it has sent "take your time" and the model holds that turn."""
+    app = await anyio.open_process(
         [
             sys.executable,
             "-m",
@@ -80,27 +82,27 @@ def app_in_a_process(
             str(home),
             str(workspace),
             model.base_url,
-            text,
+            "take your time",
         ],
-        stdout=subprocess.PIPE,
-        text=True,
         start_new_session=True,
         cwd=Path(__file__).parents[2],
     )
     try:
         assert app.stdout is not None
-        line = app.stdout.readline().split()
-        assert line[:1] == ["sent"], f"the app did not send: {line}"
-        yield app, line[1], line[2]
+        with anyio.fail_after(DEADLINE_SECONDS):
+            line = (await BufferedByteReceiveStream(app.stdout).receive_until(b"\n", 4096)).split()
+            assert line[:1] == [b"sent"], f"the app did not send: {line}"
+            await model.wait_until_holding()
+        yield app, line[1].decode(), line[2].decode()
     finally:
-        with_group_killed(app)
+        await with_group_killed(app)
 
 
-def with_group_killed(app: subprocess.Popen[str]) -> None:
+async def with_group_killed(app: Process) -> None:
     """Kill the app and the codex it started, like a crash of the whole app."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(app.pid, signal.SIGKILL)
-    app.wait()
+    await app.wait()
 
 
 async def test_codex_killed_mid_stream_is_restarted_and_nothing_is_sent_again(
@@ -134,15 +136,13 @@ async def test_the_whole_app_killed_mid_turn_comes_back_with_the_message_unknown
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    with app_in_a_process(store_path, codex_home, workspace, scripted_model, "take your time") as (
+    async with app_in_a_process(store_path, codex_home, workspace, scripted_model) as (
         app,
         conversation_id,
         submission_id,
     ):
-        with anyio.fail_after(DEADLINE_SECONDS):
-            await scripted_model.wait_until_holding()
         assert stored_state(store_path, submission_id) == "sent"
-        with_group_killed(app)
+        await with_group_killed(app)
 
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
         [info] = engine.conversations()
@@ -164,17 +164,15 @@ async def test_a_turn_that_finished_while_the_app_was_down_is_found_completed(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    with app_in_a_process(store_path, codex_home, workspace, scripted_model, "take your time") as (
+    async with app_in_a_process(store_path, codex_home, workspace, scripted_model) as (
         app,
         conversation_id,
         submission_id,
     ):
-        with anyio.fail_after(DEADLINE_SECONDS):
-            await scripted_model.wait_until_holding()
         os.kill(app.pid, signal.SIGSTOP)
         scripted_model.release()
         await rollout_says_done(codex_home)
-        with_group_killed(app)
+        await with_group_killed(app)
     assert stored_state(store_path, submission_id) == "sent"
 
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
