@@ -35,6 +35,8 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 """Longest line accepted; codex can put a command's whole output in one item."""
 
 READ_CHUNK_BYTES = 256 * 1024
+CLOSE_WAIT_SECONDS = 2.0
+"""After a failed write, how long to wait for the reader to say why the peer went away."""
 
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
@@ -116,6 +118,7 @@ class RpcConnection:
         self._answering = 0
         self._answered = anyio.Event()
         self.closed_reason: str | None = None
+        self._closed = anyio.Event()
         """Why the connection closed, once it has."""
 
     def handle_requests(self, handler: RequestHandler) -> None:
@@ -309,10 +312,14 @@ class RpcConnection:
             async with self._write_lock:
                 await self._send.send(data)
         except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as error:
+            # The peer is gone: the reader is about to say why (exit status, last stderr).
+            with anyio.move_on_after(CLOSE_WAIT_SECONDS):
+                await self._closed.wait()
             raise ConnectionClosed(self.closed_reason or f"could not write: {error}") from error
 
     def _close(self, reason: str) -> None:
         self.closed_reason = reason
+        self._closed.set()
         for waiter in self._waiters.values():
             waiter.error = ConnectionClosed(reason)
             waiter.done.set()
