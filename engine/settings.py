@@ -8,7 +8,9 @@ The file lives in platformdirs' user config dir (`codex-deck/config.toml`), or w
 from __future__ import annotations
 
 import difflib
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -194,10 +196,8 @@ def _present(data: dict[str, Any], location: list[str]) -> bool:
 
 def _unknown_keys(data: dict[str, Any], path: Path) -> list[str]:
     sections: dict[str, type[BaseModel] | None] = {
-        "codex": CodexSettings,
-        "ui": UiSettings,
-        "limits": LimitsSettings,
-        "providers": None,
+        name: field.annotation if isinstance(field.annotation, type) else None
+        for name, field in Settings.model_fields.items()
     }
     warnings = []
     for section, body in data.items():
@@ -228,3 +228,35 @@ def _unknown(path: Path, dotted: str, key: str, valid: list[str]) -> str:
     nearest = difflib.get_close_matches(key, valid, n=1)
     hint = f"; did you mean {nearest[0]!r}?" if nearest else ""
     return f"{path}: unknown key {dotted!r} is ignored{hint}"
+
+
+SECRET_KEY = re.compile(r"(token|secret|password|api_key|apikey)", re.IGNORECASE)
+MASK = "********"
+
+
+def settings_report(settings: Settings) -> list[tuple[str, str, str]]:
+    """Every effective setting as (dotted key, value, where it came from: default, the file,
+    or the environment variable that set it); values of secret-looking keys are masked."""
+    data = _read_toml(config_path())
+    rows: list[tuple[str, str, str]] = []
+    for key, value in _flatten(settings.model_dump(mode="json")):
+        parts = key.split(".")
+        variable = "CODEX_DECK_" + "__".join(parts).upper()
+        if variable in os.environ:
+            source = f"env ${variable}"
+        elif _present(data, parts):
+            source = "file"
+        else:
+            source = "default"
+        shown = MASK if SECRET_KEY.search(parts[-1]) and value is not None else json.dumps(value)
+        rows.append((key, shown, source))
+    return rows
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        found = []
+        for key, item in value.items():
+            found += _flatten(item, f"{prefix}.{key}" if prefix else str(key))
+        return found
+    return [(prefix, value)]

@@ -46,9 +46,11 @@ class CodexDeckApp(App[None]):
         *,
         welcome: str = "",
         demo_tour: str = "",
+        conversation: str | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
+        self._conversation = conversation
         self._open_backend = open_backend
         self._welcome = welcome
         self._demo_tour = demo_tour
@@ -62,7 +64,7 @@ class CodexDeckApp(App[None]):
         self.theme = self.settings.ui.theme if self.settings.ui.theme in known else DARK.name
         if self.settings.ui.keys:
             self.set_keymap(dict(self.settings.ui.keys))
-        self._main = MainScreen(self._welcome, self._demo_tour)
+        self._main = MainScreen(self._welcome, self._demo_tour, self._conversation)
         self.push_screen(self._main)
         self._bridge = self._run_engine()
 

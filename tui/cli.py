@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import subprocess
 import sys
+from pathlib import Path
 
 from engine.binary import find_codex
-from engine.errors import CodexDeckError
-from engine.settings import load_settings
+from engine.errors import CodexDeckError, SettingsError
+from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
+from engine.store import default_path
 from engine.version import __version__
 
 DEMO_TOUR = """\
@@ -38,11 +43,39 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run on the built-in offline model in a throw-away workspace",
     )
-    parser.add_argument("--version", action="version", version=f"codex-deck {__version__}")
+    parser.add_argument("--cwd", type=Path, help="working directory of new conversations")
+    parser.add_argument(
+        "--config", type=Path, help=f"settings file (else ${CONFIG_ENV} or the default)"
+    )
+    parser.add_argument("--conversation", metavar="ID", help="open with this conversation shown")
+    parser.add_argument("--version", action="store_true", help="print the versions and exit")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    config = commands.add_parser("config", help="print the settings with where each comes from")
+    config.add_argument("--edit", action="store_true", help="open the settings file in $EDITOR")
     args = parser.parse_args(argv)
+    if args.config is not None:
+        os.environ[CONFIG_ENV] = str(args.config.expanduser().resolve())
+    if args.command == "config" and args.edit:
+        return edit_config()
     try:
         settings, warnings = load_settings()
-        find_codex(settings.codex.binary)
+        if args.cwd is not None:
+            cwd = args.cwd.expanduser().resolve()
+            if not cwd.is_dir():
+                raise SettingsError(f"--cwd {args.cwd}: not a directory")
+            settings = settings.model_copy(
+                update={"codex": settings.codex.model_copy(update={"cwd": cwd})}
+            )
+        if args.command == "config":
+            print_config(settings, warnings)
+            return 0
+        binary = find_codex(settings.codex.binary)
+        if args.version:
+            print(
+                f"codex-deck {__version__}\ncodex {binary.path} ({binary.source}): "
+                f"{binary_version(binary.path)}"
+            )
+            return 0
     except CodexDeckError as error:
         print(f"codex-deck: {error}", file=sys.stderr)
         return 2
@@ -53,5 +86,52 @@ def main(argv: list[str] | None = None) -> int:
     from tui.backend import demo_backend, live_backend
 
     opener = demo_backend(settings) if args.demo else live_backend(settings)
-    CodexDeckApp(settings, opener, demo_tour=DEMO_TOUR, welcome=WELCOME).run()
+    app = CodexDeckApp(
+        settings, opener, demo_tour=DEMO_TOUR, welcome=WELCOME, conversation=args.conversation
+    )
+    app.run()
+    return 0
+
+
+def binary_version(path: Path) -> str:
+    """What `codex --version` says."""
+    try:
+        done = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"its version could not be read ({error})"
+    return done.stdout.strip() or done.stderr.strip() or f"exit code {done.returncode}"
+
+
+def print_config(settings: Settings, warnings: list[str]) -> None:
+    path = config_path()
+    print(f"# settings file: {path}{'' if path.exists() else ' (not there; defaults apply)'}")
+    print(f"# store: {settings.store.path or default_path()}")
+    rows = settings_report(settings)
+    width = max(len(key) for key, _, _ in rows)
+    for key, value, source in rows:
+        print(f"{key:<{width}} = {value}    # {source}")
+    for warning in warnings:
+        print(f"# warning: {warning}")
+
+
+def edit_config() -> int:
+    """Open the settings file in $VISUAL or $EDITOR, then check what was saved."""
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        subprocess.run([*shlex.split(editor), str(path)], check=False)
+    except OSError as error:
+        print(f"codex-deck: cannot run the editor {editor!r}: {error.strerror}", file=sys.stderr)
+        return 2
+    try:
+        _, warnings = load_settings()
+    except CodexDeckError as error:
+        print(f"codex-deck: {error}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"codex-deck: {warning}", file=sys.stderr)
+    print(f"codex-deck: {path} is valid")
     return 0

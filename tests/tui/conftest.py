@@ -50,6 +50,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
         size: tuple[int, int] = (120, 36),
         settings: Settings | None = None,
         store: Path | None = None,
+        conversation: str | None = None,
     ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
         offline = offline_settings(settings or Settings(), scripted_model, codex_home)
 
@@ -63,7 +64,9 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
                 if kept is not None:
                     kept.close()
 
-        app = CodexDeckApp(offline, open_engine, welcome="welcome", demo_tour="tour")
+        app = CodexDeckApp(
+            offline, open_engine, welcome="welcome", demo_tour="tour", conversation=conversation
+        )
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: ready(app.main), "the engine is up")
             yield app, pilot

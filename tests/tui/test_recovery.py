@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from textual.widgets import Static
 
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
@@ -71,3 +72,17 @@ async def test_an_unreadable_store_is_moved_aside_and_the_user_is_told(
         [moved] = [p async for p in anyio.Path(tmp_path).iterdir() if ".unreadable-" in p.name]
         assert await moved.read_bytes() == b"not a database " * 100
         assert any(str(moved) in n.text for n in transcript(app).query(NoticeLine))
+
+
+async def test_the_conversation_asked_for_is_shown_first(deck: Deck, tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite3"
+    async with deck(store=store) as (app, _):
+        backend = app.main.backend
+        assert backend is not None
+        second = await backend.new_conversation("Second")
+    async with deck(store=store, conversation=second.id[:6]) as (app, _):
+        assert app.main.current == second.id
+    async with deck(store=store, conversation="zzz") as (app, _):
+        assert app.main.current != second.id
+        note = app.main.query_one("#composer-note", Static)
+        assert "No single conversation's id starts with 'zzz'" in str(note.render())

@@ -80,10 +80,12 @@ class MainScreen(Screen[None]):
         Binding("f4", "toggle_side", "Side", id="side.toggle"),
     ]
 
-    def __init__(self, welcome: str, demo_tour: str) -> None:
+    def __init__(self, welcome: str, demo_tour: str, conversation: str | None = None) -> None:
         super().__init__()
         self.backend: Backend | None = None
         self.current: str | None = None
+        self._asked_for = conversation
+        """The conversation to show first (`--conversation`), if any."""
         self._welcome = welcome
         self._demo_tour = demo_tour
         self._infos: dict[str, ConversationInfo] = {}
@@ -130,7 +132,14 @@ class MainScreen(Screen[None]):
         if not known:
             created = await backend.new_conversation("Conversation 1")
             await self._update_conversation(created)
-        shown = self.current or backend.conversations()[0].id
+        ids = [info.id for info in backend.conversations()]
+        shown = self.current or ids[0]
+        if self._asked_for is not None:
+            matches = [i for i in ids if i.startswith(self._asked_for)]
+            if len(matches) == 1:
+                shown = matches[0]
+            else:
+                self._note(f"No single conversation's id starts with {self._asked_for!r}.")
         await self.show_conversation(shown)
         said = backend.general_notices()
         transcript = self._transcript(shown)
