@@ -64,6 +64,15 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class Model:
+    """List codex's models (with `all`, hidden ones too), or choose one and its effort."""
+
+    name: str | None
+    effort: str | None = None
+    hidden: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Threads:
     """List codex's threads that no conversation here follows."""
 
@@ -137,6 +146,7 @@ Command = (
     | Continue
     | Threads
     | OpenThread
+    | Model
     | Respond
     | Plan
     | Policy
@@ -259,6 +269,17 @@ def _side_action(action: Literal["close", "promote"]) -> Callable[[str], Command
     return parse
 
 
+def _model(rest: str) -> Command:
+    words = rest.split()
+    if not words:
+        return Model(None)
+    if words == ["all"]:
+        return Model(None, hidden=True)
+    if len(words) > 2:
+        raise ValueError("takes a model and, optionally, a reasoning effort")
+    return Model(words[0], words[1] if len(words) == 2 else None)
+
+
 def _cancel(rest: str) -> Command:
     return _interaction_and(_plain(Cancel()))(rest) if rest else Stop()
 
@@ -293,6 +314,12 @@ COMMANDS: tuple[Usage, ...] = (
         _no_arguments(Resend()),
     ),
     Usage("new", "[TITLE]", "start a new conversation", lambda rest: New(rest or None)),
+    Usage(
+        "model",
+        "[NAME [EFFORT]|all]",
+        "choose the model and reasoning effort from the next turn; alone: list them",
+        _model,
+    ),
     Usage(
         "threads",
         "",

@@ -14,6 +14,7 @@ from engine.events import BUSY_STATES, ConversationInfo, ConversationState
 from engine.protocol import (
     ApprovalPolicy,
     KnownItem,
+    ReasoningEffort,
     SandboxMode,
     ThreadOpened,
     TokenUsage,
@@ -80,6 +81,10 @@ class Conversation:
     """Set with /approvals; applies from the next turn."""
     sandbox: SandboxMode | None = None
     """Set with /sandbox; applies from the next turn."""
+    model: str | None = None
+    """Set with /model; applies from the next turn."""
+    reasoning_effort: ReasoningEffort | None = None
+    """Set with /model; applies from the next turn."""
     turn_ended: anyio.Event = field(default_factory=anyio.Event)
 
     def info(self, pending_interactions: int) -> ConversationInfo:

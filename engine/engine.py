@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import anyio
 from anyio.abc import TaskGroup
@@ -39,6 +39,7 @@ from engine.history import HISTORY_TURNS, describe_thread, history_events
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
+from engine.models import describe_model, model_named, unknown_model
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.restore import Restorer
 from engine.router import Router
@@ -489,6 +490,10 @@ class Engine:
             if command.action == "close":
                 return await self.close_side_chat(conversation.id, command.side_chat)
             return await self.promote_side_chat(conversation.id, command.side_chat)
+        if isinstance(command, commands.Model):
+            if command.name is None:
+                return await self._list_models(conversation, command.hidden)
+            return await self.choose_model(conversation.id, command.name, command.effort)
         if isinstance(command, commands.Threads):
             return await self._list_threads(conversation)
         if isinstance(command, commands.OpenThread):
@@ -504,6 +509,54 @@ class Engine:
         text = commands.help_text()
         self._notice(conversation, "info", text)
         return CommandResult(True, text)
+
+    async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
+        """The models codex offers (`model/list`, every page)."""
+        found: list[wire.ModelInfo] = []
+        cursor = None
+        while True:
+            params = wire.ModelListParams(include_hidden=include_hidden, cursor=cursor)
+            page = await self._server.call("model/list", params, wire.ModelListResult)
+            found += page.data
+            cursor = page.next_cursor
+            if cursor is None:
+                return found
+
+    async def choose_model(
+        self, conversation_id: str, name: str, effort: str | None = None
+    ) -> CommandResult:
+        """Use model `name` (with `effort`, else its default) from the conversation's next
+        turn. Nothing changes unless codex offers that model and it takes that effort."""
+        conversation = self._conversations.get(conversation_id)
+        try:
+            offered = await self.models(include_hidden=True)
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(conversation.id, f"codex could not list its models: {error}")
+        chosen = model_named(offered, name)
+        if chosen is None:
+            return self._failed(conversation.id, unknown_model(offered, name))
+        efforts = [option.reasoning_effort for option in chosen.supported_reasoning_efforts]
+        effort = effort or chosen.default_reasoning_effort
+        if effort is not None and efforts and effort not in efforts:
+            return self._failed(
+                conversation.id,
+                f"{chosen.model} takes reasoning effort {', '.join(efforts)}; not {effort!r}.",
+            )
+        conversation.model = chosen.model
+        conversation.reasoning_effort = cast(wire.ReasoningEffort | None, effort)
+        self._router.updated(conversation)
+        shown = f"{chosen.model} ({effort})" if effort else chosen.model
+        return self._told(conversation, f"Model: {shown}, from the next turn.")
+
+    async def _list_models(self, conversation: Conversation, hidden: bool) -> CommandResult:
+        try:
+            offered = await self.models(include_hidden=hidden)
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(conversation.id, f"codex could not list its models: {error}")
+        current = self.session_info(conversation.id).model
+        lines = [describe_model(model, model.model == current) for model in offered]
+        lines.append("/model NAME [EFFORT] chooses one; /model all lists hidden ones too.")
+        return self._told(conversation, "\n".join(lines))
 
     async def _list_threads(self, conversation: Conversation) -> CommandResult:
         try:
@@ -814,6 +867,8 @@ class Engine:
             input=[wire.TextInput(text=submission.text)],
             client_user_message_id=submission.id,
             approval_policy=conversation.approval_policy,
+            model=conversation.model,
+            effort=conversation.reasoning_effort,
             sandbox_policy=(
                 wire.SANDBOX_POLICIES[conversation.sandbox] if conversation.sandbox else None
             ),

@@ -28,12 +28,14 @@ class Journal:
         now = time.time()
         self.store.put(
             "INSERT INTO conversations (id, title, cwd, thread_id, generation, archived, "
-            "plan_mode, approval_policy, sandbox, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+            "plan_mode, approval_policy, sandbox, model, reasoning_effort, created_at, "
+            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET "
             "title = excluded.title, cwd = excluded.cwd, thread_id = excluded.thread_id, "
             "generation = excluded.generation, archived = excluded.archived, "
             "plan_mode = excluded.plan_mode, approval_policy = excluded.approval_policy, "
-            "sandbox = excluded.sandbox, updated_at = excluded.updated_at",
+            "sandbox = excluded.sandbox, model = excluded.model, "
+            "reasoning_effort = excluded.reasoning_effort, updated_at = excluded.updated_at",
             (
                 conversation.id,
                 conversation.title,
@@ -44,6 +46,8 @@ class Journal:
                 conversation.plan_mode,
                 conversation.approval_policy,
                 conversation.sandbox,
+                conversation.model,
+                conversation.reasoning_effort,
                 now,
                 now,
             ),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from engine.conversation import Conversation, Submission, SubmissionMode, SubmissionState
-from engine.protocol import ApprovalPolicy, SandboxMode, Thread, UserMessageItem
+from engine.protocol import ApprovalPolicy, ReasoningEffort, SandboxMode, Thread, UserMessageItem
 from engine.store import StoredConversation, StoredSubmission
 
 QUOTE_CHARS = 60
@@ -78,6 +78,8 @@ def restored_conversation(stored: StoredConversation) -> Conversation:
         plan_mode=stored.plan_mode,
         approval_policy=cast(ApprovalPolicy | None, stored.approval_policy),
         sandbox=cast(SandboxMode | None, stored.sandbox),
+        model=stored.model,
+        reasoning_effort=cast(ReasoningEffort | None, stored.reasoning_effort),
     )
 
 

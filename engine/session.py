@@ -84,12 +84,13 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
         state=conversation.state,
         generation=conversation.generation,
         thread_id=conversation.thread_id,
-        model=opened.model if opened is not None else settings.codex.model,
+        model=conversation.model or (opened.model if opened is not None else settings.codex.model),
         provider=opened.model_provider if opened is not None else settings.codex.provider,
         cwd=opened.cwd if opened is not None else conversation.cwd,
         sandbox=sandbox,
         approval_policy=approval,
-        reasoning_effort=(opened.reasoning_effort if opened else None)
+        reasoning_effort=conversation.reasoning_effort
+        or (opened.reasoning_effort if opened else None)
         or settings.codex.reasoning_effort,
         total_tokens=usage.total.total_tokens if usage is not None else None,
         context_window=window,

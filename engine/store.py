@@ -26,7 +26,7 @@ from engine.errors import CodexDeckError
 
 MAX_PENDING_WRITES = 50_000
 """Writes kept in memory while the disk refuses them (the oldest go first past this)."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MIGRATIONS: tuple[str, ...] = (
     # 1: conversations, their threads, submissions and requests.
     """
@@ -83,6 +83,11 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX trace_by_turn ON trace (conversation_id, turn_id, seq);
     """,
+    # 3: the model and reasoning effort chosen with /model.
+    """
+    ALTER TABLE conversations ADD COLUMN model TEXT;
+    ALTER TABLE conversations ADD COLUMN reasoning_effort TEXT;
+    """,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -107,6 +112,8 @@ class StoredConversation:
     approval_policy: str | None
     sandbox: str | None
     created_at: float
+    model: str | None = None
+    reasoning_effort: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +198,8 @@ class Store:
         """Conversations and the submissions recovery must look at (blocking)."""
         rows = self._connection.execute(
             "SELECT id, title, cwd, thread_id, generation, archived, plan_mode, "
-            "approval_policy, sandbox, created_at FROM conversations ORDER BY created_at"
+            "approval_policy, sandbox, created_at, model, reasoning_effort FROM conversations "
+            "ORDER BY created_at"
         ).fetchall()
         conversations = [
             StoredConversation(
@@ -205,6 +213,8 @@ class Store:
                 approval_policy=r[7],
                 sandbox=r[8],
                 created_at=r[9],
+                model=r[10],
+                reasoning_effort=r[11],
             )
             for r in rows
         ]

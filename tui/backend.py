@@ -22,6 +22,7 @@ from engine.events import (
 from engine.fanout import Subscription
 from engine.interactions import Answer
 from engine.offline import offline_settings
+from engine.protocol import ModelInfo
 from engine.scripted_model import run_scripted_model
 from engine.session import SessionInfo
 from engine.settings import Settings
@@ -61,6 +62,8 @@ class Backend(Protocol):
     async def archive(self, conversation_id: str) -> ConversationInfo: ...
 
     async def history(self, conversation_id: str) -> list[EngineEvent]: ...
+
+    async def models(self, include_hidden: bool = False) -> list[ModelInfo]: ...
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]: ...
 

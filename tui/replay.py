@@ -25,6 +25,7 @@ from engine.events import (
 )
 from engine.fanout import Fanout, Subscription
 from engine.interactions import Answer
+from engine.protocol import ModelInfo
 from engine.recording import event_from_json
 from engine.session import SessionInfo
 from engine.trace import Redactor, jsonl
@@ -98,6 +99,10 @@ class ReplayBackend:
 
     async def archive(self, conversation_id: str) -> ConversationInfo:
         return self._infos[conversation_id]
+
+    async def models(self, include_hidden: bool = False) -> list[ModelInfo]:
+        """A replay has no codex to ask."""
+        return []
 
     async def history(self, conversation_id: str) -> list[EngineEvent]:
         """A replay shows its recording from the start, so there is nothing earlier."""

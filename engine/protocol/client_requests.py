@@ -12,7 +12,7 @@ from engine.protocol.thread import Thread, Turn
 
 ApprovalPolicy = Literal["untrusted", "on-request", "never"]
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
-ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
 
 
 class ClientInfo(WireModel):
@@ -145,6 +145,39 @@ class ThreadListParams(WireModel):
 class ThreadListResult(WireModel):
     schema_name = "ThreadListResponse"
     data: list[Thread] = []
+    next_cursor: str | None = None
+
+
+class ModelListParams(WireModel):
+    method: ClassVar[str] = "model/list"
+    schema_name = "ModelListParams"
+    include_hidden: bool | None = None
+    cursor: str | None = None
+
+
+class ReasoningEffortOption(WireModel):
+    schema_name = "ReasoningEffortOption"
+    reasoning_effort: str
+    description: str = ""
+
+
+class ModelInfo(WireModel):
+    """A model codex offers, with the reasoning efforts it takes."""
+
+    schema_name = "Model"
+    id: str
+    model: str
+    display_name: str = ""
+    description: str = ""
+    hidden: bool = False
+    is_default: bool = False
+    default_reasoning_effort: str | None = None
+    supported_reasoning_efforts: list[ReasoningEffortOption] = []
+
+
+class ModelListResult(WireModel):
+    schema_name = "ModelListResponse"
+    data: list[ModelInfo] = []
     next_cursor: str | None = None
 
 

@@ -36,6 +36,7 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadReadParams,
     protocol.ThreadTurnsListParams,
     protocol.ThreadListParams,
+    protocol.ModelListParams,
     protocol.ThreadArchiveParams,
     protocol.TurnStartParams,
     protocol.TurnSteerParams,

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, Static
 
+from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
     ConversationUpdated,
@@ -34,6 +35,7 @@ from engine.events import (
 )
 from engine.interactions import Answer
 from tui.backend import Backend
+from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.widgets.card import InteractionCard
@@ -271,7 +273,26 @@ class MainScreen(Screen[None]):
         if self.backend is None or self.current is None:
             self._note("codex is still starting; your text is kept.")
             return
+        if event.text.strip() in ("/model", "/model all"):
+            self._pick_model(self.current, event.text.strip() == "/model all")
+            return
         self._send(self.current, event.text, event.mode)
+
+    @work(group="models")
+    async def _pick_model(self, conversation_id: str, hidden: bool) -> None:
+        """The model picker; what is chosen goes to the engine as `/model NAME EFFORT`."""
+        assert self.backend is not None
+        try:
+            offered = await self.backend.models(include_hidden=hidden)
+        except CodexDeckError as error:
+            self._note(f"codex could not list its models: {error}")
+            return
+        current = self.backend.session_info(conversation_id).model
+        chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
+        self.query_one(Composer).text = ""
+        if chosen is not None:
+            model, effort = chosen
+            self._send(conversation_id, f"/model {model} {effort or ''}".strip(), "auto")
 
     @work(group="send")
     async def _send(self, conversation_id: str, text: str, mode: str) -> None:

@@ -1,0 +1,87 @@
+"""Models from codex's own list: listed, chosen with a reasoning effort for the next turn (the
+request the model gets proves it), refused when unknown or with an effort it does not take,
+and kept by the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.engine import Engine
+from engine.offline import OFFLINE_MODEL, offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from engine.store import Store
+from tests.e2e.eventlog import EventLog, recording
+
+pytestmark = pytest.mark.anyio
+
+Deck = tuple[Engine, EventLog]
+
+
+async def test_models_are_listed_from_codex(deck: Deck) -> None:
+    engine, _ = deck
+    conversation = await engine.new_conversation()
+    offered = await engine.models()
+    assert offered
+    assert all(not model.hidden for model in offered)
+    assert len(await engine.models(include_hidden=True)) > len(offered)
+    listed = await engine.execute(conversation.id, "/model")
+    for model in offered:
+        assert model.model in listed.message
+    everything = await engine.execute(conversation.id, "/model all")
+    assert "· hidden" in everything.message
+
+
+async def test_a_chosen_model_and_effort_go_with_the_next_turn(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    await engine.submit(conversation.id, "count for me")
+    await log.turn_completed(conversation.id)
+    assert scripted_model.responses_requests()[-1].body["model"] == OFFLINE_MODEL
+
+    result = await engine.execute(conversation.id, "/model gpt-5.5 high")
+    assert result.message == "Model: gpt-5.5 (high), from the next turn."
+    assert engine.session_info(conversation.id).model == "gpt-5.5"
+    await engine.submit(conversation.id, "count for me")
+    await log.turn_completed(conversation.id, count=2)
+    body = scripted_model.responses_requests()[-1].body
+    assert body["model"] == "gpt-5.5"
+    assert body["reasoning"]["effort"] == "high"
+
+
+async def test_an_unknown_model_or_effort_changes_nothing(deck: Deck) -> None:
+    engine, _ = deck
+    conversation = await engine.new_conversation()
+    unknown = await engine.execute(conversation.id, "/model gpt-5.55")
+    assert not unknown.ok
+    assert unknown.message.startswith("codex offers no model 'gpt-5.55'. Did you mean gpt-5.5")
+    effort = await engine.execute(conversation.id, "/model gpt-5.5 ultra")
+    assert not effort.ok
+    assert effort.message == "gpt-5.5 takes reasoning effort low, medium, high, xhigh; not 'ultra'."
+    assert engine.session_info(conversation.id).model == OFFLINE_MODEL
+
+
+async def test_the_store_keeps_the_chosen_model(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    for step in ("choose", "check"):
+        store = Store.open(tmp_path / "store.sqlite3")
+        try:
+            async with (
+                Engine.open(settings, cwd=workspace, store=store) as engine,
+                recording(engine),
+            ):
+                if step == "choose":
+                    conversation = await engine.new_conversation()
+                    assert (await engine.execute(conversation.id, "/model gpt-5.5 low")).ok
+                else:
+                    [info] = engine.conversations()
+                    session = engine.session_info(info.id)
+                    assert (session.model, session.reasoning_effort) == ("gpt-5.5", "low")
+        finally:
+            store.close()
