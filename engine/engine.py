@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal, cast
 
@@ -63,6 +64,17 @@ RESTART_FIRST_DELAY = 0.5
 RESTART_MAX_DELAY = 10.0
 
 SubmitMode = Literal["auto", "queue"]
+Attach = Callable[[], Awaitable[Transport]]
+"""Makes a new connection to a running app-server (`engine.websocket.connect`, bound)."""
+Reopen = Callable[[], AbstractAsyncContextManager[AppServer]]
+
+
+@asynccontextmanager
+async def attached(attach: Attach) -> AsyncIterator[AppServer]:
+    """A running app-server, reached with `attach` and initialized."""
+    transport = await attach()
+    async with open_app_server(transport, experimental_api=True) as server:
+        yield server
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +152,11 @@ class Engine:
         *,
         cwd: Path | None = None,
         transport: Transport | None = None,
+        attach: Attach | None = None,
         store: Store | None = None,
     ) -> AsyncIterator[Engine]:
-        """Start an app-server for `settings` (or connect over `transport`) and yield the engine.
+        """Start an app-server for `settings` (or connect over `transport`, or `attach` to a
+        running one, again whenever the connection drops) and yield the engine.
 
         With a `store`, conversations are written to it and the ones it holds are brought
         back first: their threads resumed, and each message that was in flight settled as
@@ -155,10 +169,16 @@ class Engine:
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
         launch: Launch | None = None
-        if transport is None:
+        reopen: Reopen | None = None
+        if attach is not None:
+            reopen = partial(attached, attach)
+        elif transport is None:
             launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
-            connection = spawn_app_server(launch, experimental_api=True)
+            reopen = partial(spawn_app_server, launch, experimental_api=True)
+        if reopen is not None:
+            connection = reopen()
         else:
+            assert transport is not None
             connection = open_app_server(transport, experimental_api=True)
         async with task_group() as tasks, connection as server:
             engine = cls(settings, server, tasks, cwd, launch, store)
@@ -167,8 +187,9 @@ class Engine:
                 store.on_problem = engine._restorer.store_problem
                 tasks.start_soon(store.run)
                 await engine._restorer.restore()
-            if launch is not None:
-                tasks.start_soon(engine._keep_alive, launch)
+            if reopen is not None:
+                what = "restarting codex" if attach is None else "reconnecting to codex"
+                tasks.start_soon(engine._keep_alive, reopen, what)
             try:
                 yield engine
             finally:
@@ -656,7 +677,7 @@ class Engine:
         )
         self._conversations.add(conversation)
         self._conversations.bind(conversation, found.id)
-        if await self._restorer.resume(conversation) is None:
+        if not await self._restorer.resume(conversation):
             return CommandResult(
                 False, f"codex could not resume thread {found.id}.", conversation.id
             )
@@ -999,23 +1020,23 @@ class Engine:
                     self._router.updated(conversation)
             self._notice(None, "error", f"Lost the app-server: {reason}")
 
-    async def _keep_alive(self, launch: Launch) -> None:
-        """Restart codex whenever it dies: after 0.5 s, doubling to 10 s; give up after
-        `limits.restarts` starts in a row fail, with what codex said."""
+    async def _keep_alive(self, reopen: Reopen, what: str) -> None:
+        """Start or reach codex again whenever it goes away: after 0.5 s, doubling to 10 s;
+        give up after `limits.restarts` tries in a row fail, with what codex said."""
         attempts = self._settings.limits.restarts
         while True:
             await self._lost.wait()
             self._lost = anyio.Event()
             delay, failure = RESTART_FIRST_DELAY, ""
             for attempt in range(1, attempts + 1):
-                self._status("starting", f"restarting codex in {delay:.1f} s (attempt {attempt})")
+                self._status("starting", f"{what} in {delay:.1f} s (attempt {attempt})")
                 await anyio.sleep(delay)
                 try:
-                    async with spawn_app_server(launch, experimental_api=True) as server:
+                    async with reopen() as server:
                         self._attach(server)
                         await self._restorer.resume_all()
                         self.status = "online"
-                        self._status("online", f"codex restarted (attempt {attempt})")
+                        self._status("online", f"codex is back (attempt {attempt})")
                         await self._lost.wait()
                         break
                 except CodexDeckError as error:
@@ -1024,7 +1045,7 @@ class Engine:
             else:
                 self._status(
                     "failed",
-                    f"codex failed to start {attempts} times in a row; restart "
+                    f"gave up {what} after {attempts} failed tries in a row; restart "
                     f"codex-deck. Last: {failure}",
                 )
                 return

@@ -28,6 +28,8 @@ from engine.router import Router
 from engine.settings import Settings
 from engine.store import StoredSubmission
 
+SETTLE_TURNS = 20
+"""How many of a thread's last turns are searched for a message that was in flight."""
 Say = Callable[[Conversation | None, NoticeLevel, str], None]
 
 
@@ -106,8 +108,8 @@ class Restorer:
         for conversation in self._conversations.all():
             if conversation.archived:
                 continue
-            thread = await self.resume(conversation)
-            await self._settle(conversation, thread)
+            await self.resume(conversation)
+            await self._settle(conversation)
             if conversation.queue and conversation.queue_held:
                 self._notice(
                     conversation,
@@ -118,11 +120,15 @@ class Restorer:
         if self._journal.store is not None:
             await self._journal.store.flush()
 
-    async def resume(self, conversation: Conversation) -> wire.Thread | None:
+    async def resume(self, conversation: Conversation) -> bool:
+        """Load the conversation's thread into this codex (without its turns: they are paged
+        when needed); False, with a notice, if codex cannot."""
         if conversation.thread_id is None:
-            return None
+            return False
         defaults = thread_defaults(self._settings, Path(conversation.cwd))
-        params = wire.ThreadResumeParams(**defaults.model_dump(), thread_id=conversation.thread_id)
+        params = wire.ThreadResumeParams(
+            **defaults.model_dump(), thread_id=conversation.thread_id, exclude_turns=True
+        )
         try:
             opened = await self._server().thread_resume(params)
         except (RpcError, ConnectionClosed) as error:
@@ -137,11 +143,11 @@ class Restorer:
                 "new thread.",
             )
             self._router.updated(conversation)
-            return None
+            return False
         conversation.thread = opened
-        return opened.thread
+        return True
 
-    async def _settle(self, conversation: Conversation, thread: wire.Thread | None) -> None:
+    async def _settle(self, conversation: Conversation) -> None:
         """Mark each in-flight message as its thread shows it; unknown ones stay for /resend."""
         unknown = []
         for submission in conversation.unsettled:
@@ -149,9 +155,7 @@ class Restorer:
                 unknown.append(submission)
                 continue
             submission.settled = True
-            witness = thread if submission.generation == conversation.generation else None
-            if witness is None and submission.generation != conversation.generation:
-                witness = await self._old_thread(conversation, submission.generation)
+            witness = await self._recent_turns(conversation, submission.generation)
             settled = settle(submission.id, submission.text, witness)
             submission.state = settled.state
             submission.turn_id = settled.turn_id or submission.turn_id
@@ -165,14 +169,24 @@ class Restorer:
             conversation.state = "result_unknown" if unknown else "idle"
         self._router.updated(conversation)
 
-    async def _old_thread(self, conversation: Conversation, generation: int) -> wire.Thread | None:
+    async def _recent_turns(
+        self, conversation: Conversation, generation: int
+    ) -> wire.Thread | None:
+        """The last turns of the conversation's thread of `generation`, where a message sent
+        just before codex went away must be."""
+        thread_id = conversation.thread_id if generation == conversation.generation else None
         store = self._journal.store
-        if store is None:
+        if thread_id is None and store is not None:
+            threads = await anyio.to_thread.run_sync(store.threads, conversation.id)
+            thread_id = threads.get(generation)
+        if thread_id is None:
             return None
-        threads = await anyio.to_thread.run_sync(store.threads, conversation.id)
-        if generation not in threads:
-            return None
+        params = wire.ThreadTurnsListParams(
+            thread_id=thread_id, limit=SETTLE_TURNS, sort_direction="desc", items_view="full"
+        )
         with contextlib.suppress(RpcError, ConnectionClosed):
-            params = wire.ThreadReadParams(thread_id=threads[generation], include_turns=True)
-            return (await self._server().thread_read(params)).thread
+            page = await self._server().call(
+                "thread/turns/list", params, wire.ThreadTurnsListResult
+            )
+            return wire.Thread(id=thread_id, turns=page.data)
         return None

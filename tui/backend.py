@@ -10,7 +10,7 @@ from typing import Protocol
 
 import anyio
 
-from engine.engine import CommandResult, Engine, SubmitMode, SubmitOutcome
+from engine.engine import Attach, CommandResult, Engine, SubmitMode, SubmitOutcome
 from engine.events import (
     ConversationInfo,
     EngineEvent,
@@ -97,11 +97,15 @@ class Backend(Protocol):
 OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]
 
 
-def live_backend(settings: Settings, cwd: Path | None = None) -> OpenBackend:
+def live_backend(
+    settings: Settings, cwd: Path | None = None, attach: Attach | None = None
+) -> OpenBackend:
     """The engine on the settings' codex (the user's own account and files), with the store
     that brings back its conversations.
 
-    When codex needs an account and none is signed in, the demo backend is opened instead.
+    When codex needs an account and none is signed in, the demo backend is opened instead
+    (unless codex-deck was asked to `attach` to a running codex: then that codex is used as
+    it is).
     """
 
     @asynccontextmanager
@@ -109,10 +113,10 @@ def live_backend(settings: Settings, cwd: Path | None = None) -> OpenBackend:
         path = settings.store.path or default_path()
         store = await anyio.to_thread.run_sync(Store.open, path.expanduser())
         try:
-            async with Engine.open(settings, cwd=cwd, store=store) as engine:
+            async with Engine.open(settings, cwd=cwd, store=store, attach=attach) as engine:
                 account = await engine.account()
                 signed_out = account.account is None and account.requires_openai_auth
-                if not signed_out:
+                if attach is not None or not signed_out:
                     yield engine
                     return
         finally:

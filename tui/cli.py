@@ -7,6 +7,7 @@ import os
 import shlex
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 from engine.binary import find_codex
@@ -14,6 +15,7 @@ from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
 from engine.store import default_path
 from engine.version import __version__
+from engine.websocket import connect
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -48,6 +50,14 @@ def main(argv: list[str] | None = None) -> int:
         "--config", type=Path, help=f"settings file (else ${CONFIG_ENV} or the default)"
     )
     parser.add_argument("--conversation", metavar="ID", help="open with this conversation shown")
+    parser.add_argument(
+        "--connect",
+        metavar="URL",
+        help="attach to a running `codex app-server --listen URL` (unix:///PATH or ws://HOST:PORT)",
+    )
+    parser.add_argument(
+        "--token-file", type=Path, help="with --connect ws://…: the capability token's file"
+    )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     config = commands.add_parser("config", help="print the settings with where each comes from")
@@ -69,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "config":
             print_config(settings, warnings)
             return 0
+        if args.token_file is not None and not args.token_file.is_file():
+            raise SettingsError(f"--token-file {args.token_file}: not a file")
         binary = find_codex(settings.codex.binary)
         if args.version:
             print(
@@ -85,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     from tui.app import CodexDeckApp
     from tui.backend import demo_backend, live_backend
 
-    opener = demo_backend(settings) if args.demo else live_backend(settings)
+    attach = partial(connect, args.connect, args.token_file) if args.connect else None
+    opener = demo_backend(settings) if args.demo else live_backend(settings, attach=attach)
     app = CodexDeckApp(
         settings, opener, demo_tour=DEMO_TOUR, welcome=WELCOME, conversation=args.conversation
     )

@@ -320,7 +320,7 @@ async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said
             assert pid is not None
             os.kill(pid, signal.SIGKILL)
             gave_up = await log.wait_for(EngineStatus, lambda e: e.status == "failed", count=2)
-            assert "codex failed to start 2 times in a row" in gave_up.detail
+            assert "gave up restarting codex after 2 failed tries in a row" in gave_up.detail
             assert "the disk is on fire" in gave_up.detail
             starting = [e.detail for e in log.of(EngineStatus) if e.status == "starting"]
             assert starting == [

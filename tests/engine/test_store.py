@@ -69,7 +69,7 @@ def test_a_store_from_a_newer_codex_deck_is_refused(tmp_path: Path) -> None:
     newer = sqlite3.connect(path)
     newer.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     newer.close()
-    with pytest.raises(StoreError, match=r"newer codex-deck \(schema 3; this one knows up to 2\)"):
+    with pytest.raises(StoreError, match=r"newer codex-deck \(schema 4; this one knows up to 3\)"):
         Store.open(path)
 
 

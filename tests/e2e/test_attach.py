@@ -1,0 +1,136 @@
+"""Attaching to a codex app-server that is already running (`--listen unix://…` or
+`ws://…` with a capability token), and reconnecting when its listener comes back."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+import anyio
+import pytest
+from anyio.abc import Process
+
+from engine.binary import find_codex
+from engine.engine import Engine
+from engine.errors import ConnectionClosed
+from engine.events import EngineStatus
+from engine.launch import launch_for
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from engine.websocket import connect
+from tests.e2e.eventlog import recording
+
+pytestmark = pytest.mark.anyio
+
+DEADLINE_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def listening(
+    model: ScriptedModel, home: Path, workspace: Path, *listen: str
+) -> AsyncIterator[Process]:
+    """`codex app-server --listen …` on the scripted model, as someone would start it."""
+    settings = offline_settings(Settings(), model, home)
+    argv = [*launch_for(settings, find_codex(None).path, workspace).argv(), "--listen", *listen]
+    process = await anyio.open_process(argv, env={**os.environ, "CODEX_HOME": str(home)})
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+async def reachable(url: str, token_file: Path | None = None) -> None:
+    """Wait until the listener takes connections."""
+    with anyio.fail_after(DEADLINE_SECONDS):
+        while True:
+            try:
+                transport = await connect(url, token_file)
+            except ConnectionClosed:
+                await anyio.sleep(0.05)
+                continue
+            await transport.aclose()
+            return
+
+
+async def test_attach_over_a_unix_socket_runs_a_turn(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    url = f"unix://{tmp_path / 'codex.sock'}"
+    async with listening(scripted_model, codex_home, workspace, url) as server:
+        await reachable(url)
+        settings = offline_settings(Settings(), scripted_model, codex_home)
+        async with (
+            Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
+            recording(engine) as log,
+        ):
+            assert engine.app_server_pid is None
+            conversation = await engine.new_conversation()
+            await engine.submit(conversation.id, "count for me")
+            assert (await log.turn_completed(conversation.id)).status == "completed"
+        assert server.returncode is None
+
+
+async def test_a_ws_listener_with_a_capability_token(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    token, wrong = tmp_path / "token", tmp_path / "wrong"
+    token.write_text("a-long-capability-token-1234\n")
+    wrong.write_text("not-it\n")
+    url = f"ws://127.0.0.1:{free_port()}"
+    auth = ("--ws-auth", "capability-token", "--ws-token-file", str(token))
+    async with listening(scripted_model, codex_home, workspace, url, *auth):
+        await reachable(url, token)
+        with pytest.raises(ConnectionClosed, match=r"refused the connection .*401") as refused:
+            await connect(url, wrong)
+        assert "invalid websocket bearer token" in str(refused.value)
+        with pytest.raises(ConnectionClosed, match="missing websocket bearer token"):
+            await connect(url)
+        settings = offline_settings(Settings(), scripted_model, codex_home)
+        attach = partial(connect, url, token)
+        async with (
+            Engine.open(settings, cwd=workspace, attach=attach) as engine,
+            recording(engine) as log,
+        ):
+            conversation = await engine.new_conversation()
+            await engine.submit(conversation.id, "show markdown")
+            assert (await log.turn_completed(conversation.id)).status == "completed"
+
+
+async def test_a_dropped_connection_is_made_again_when_the_listener_is_back(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    url = f"unix://{tmp_path / 'codex.sock'}"
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    async with listening(scripted_model, codex_home, workspace, url) as first:
+        await reachable(url)
+        async with (
+            Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
+            recording(engine) as log,
+        ):
+            conversation = await engine.new_conversation()
+            await engine.submit(conversation.id, "count for me")
+            await log.turn_completed(conversation.id)
+            first.kill()
+            await first.wait()
+            await log.wait_for(EngineStatus, lambda e: e.status == "starting")
+            async with listening(scripted_model, codex_home, workspace, url):
+                back = await log.wait_for(EngineStatus, lambda e: e.status == "online")
+                assert back.detail.startswith("codex is back")
+                reconnecting = [e.detail for e in log.of(EngineStatus) if e.status == "starting"]
+                assert reconnecting[0] == "reconnecting to codex in 0.5 s (attempt 1)"
+                await engine.submit(conversation.id, "count for me")
+                assert (await log.turn_completed(conversation.id, count=2)).status == "completed"
