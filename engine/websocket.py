@@ -172,7 +172,8 @@ async def connect(url: str, token_file: Path | None = None) -> WebSocketTranspor
             host, path = "localhost", "/"
         elif parts.scheme == "ws" and parts.hostname is not None and parts.port is not None:
             stream = await anyio.connect_tcp(parts.hostname, parts.port)
-            host, path = f"{parts.hostname}:{parts.port}", parts.path or "/"
+            host = f"{parts.hostname}:{parts.port}"
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         else:
             raise ConnectionClosed(f"{url}: expected unix:///PATH or ws://HOST:PORT")
     except OSError as error:

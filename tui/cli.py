@@ -9,6 +9,7 @@ import subprocess
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
@@ -36,37 +37,69 @@ Type a message for Codex and press Enter. `/` completes commands · F1 lists eve
 ctrl+t shows the live trace · ctrl+q quits"""
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="codex-deck", description="A terminal app for working with OpenAI Codex."
-    )
-    parser.add_argument(
+def options(after_a_command: bool) -> argparse.ArgumentParser:
+    """The options every form of the command takes, before or after a subcommand (after
+    one, an option not given must not undo the same option given before it)."""
+    shared = argparse.ArgumentParser(add_help=False)
+    keep: dict[str, Any] = {"default": argparse.SUPPRESS} if after_a_command else {}
+    shared.add_argument(
         "--demo",
         action="store_true",
         help="run on the built-in offline model in a throw-away workspace",
+        **keep,
     )
-    parser.add_argument("--cwd", type=Path, help="working directory of new conversations")
-    parser.add_argument(
-        "--config", type=Path, help=f"settings file (else ${CONFIG_ENV} or the default)"
+    shared.add_argument("--cwd", type=Path, help="working directory of new conversations", **keep)
+    shared.add_argument(
+        "--config", type=Path, help=f"settings file (else ${CONFIG_ENV} or the default)", **keep
     )
-    parser.add_argument("--conversation", metavar="ID", help="open with this conversation shown")
-    parser.add_argument(
+    shared.add_argument(
+        "--conversation", metavar="ID", help="open with this conversation shown", **keep
+    )
+    shared.add_argument(
         "--connect",
         metavar="URL",
         help="attach to a running `codex app-server --listen URL` (unix:///PATH or ws://HOST:PORT)",
+        **keep,
     )
-    parser.add_argument(
-        "--token-file", type=Path, help="with --connect ws://…: the capability token's file"
+    shared.add_argument(
+        "--token-file",
+        type=Path,
+        help="with --connect ws://…: the capability token's file",
+        **keep,
+    )
+    return shared
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="codex-deck",
+        description="A terminal app for working with OpenAI Codex.",
+        parents=[options(after_a_command=False)],
     )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
+    shared = options(after_a_command=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    config = commands.add_parser("config", help="print the settings with where each comes from")
+    config = commands.add_parser(
+        "config", parents=[shared], help="print the settings with where each comes from"
+    )
     config.add_argument("--edit", action="store_true", help="open the settings file in $EDITOR")
+    serve = commands.add_parser(
+        "serve", parents=[shared], help="run codex-deck in a web browser (textual-serve)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    serve.add_argument(
+        "--public",
+        action="store_true",
+        help="allow an address other than loopback (anyone who reaches it drives your codex)",
+    )
     args = parser.parse_args(argv)
     if args.config is not None:
         os.environ[CONFIG_ENV] = str(args.config.expanduser().resolve())
     if args.command == "config" and args.edit:
         return edit_config()
+    if args.command == "serve":
+        return serve_in_browser(args)
     try:
         settings, warnings = load_settings()
         if args.cwd is not None:
@@ -147,4 +180,39 @@ def edit_config() -> int:
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
     print(f"codex-deck: {path} is valid")
+    return 0
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def serve_in_browser(args: argparse.Namespace) -> int:
+    """Serve the app with textual-serve: each browser session runs `python -m tui` with the
+    same options."""
+    if args.host not in LOOPBACK and not args.public:
+        print(
+            f"codex-deck: serving on {args.host} lets anyone who reaches it drive your codex; "
+            "add --public to do it anyway.",
+            file=sys.stderr,
+        )
+        return 2
+    if args.host not in LOOPBACK:
+        print(
+            f"codex-deck: warning: serving on {args.host}, not only this machine", file=sys.stderr
+        )
+    forwarded = [sys.executable, "-m", "tui"]
+    if args.demo:
+        forwarded.append("--demo")
+    for flag, value in (
+        ("--cwd", args.cwd),
+        ("--config", os.environ.get(CONFIG_ENV)),
+        ("--connect", args.connect),
+        ("--token-file", args.token_file),
+    ):
+        if value:
+            forwarded += [flag, str(value)]
+    from textual_serve.server import Server
+
+    print(f"codex-deck: serving on http://{args.host}:{args.port}", flush=True)
+    Server(shlex.join(forwarded), host=args.host, port=args.port, title="codex-deck").serve()
     return 0

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
+
+import anyio
+
+from engine.websocket import connect
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
 
@@ -92,3 +99,60 @@ def test_config_flag_names_the_settings_file(tmp_path: Path) -> None:
     result = run("--config", str(chosen), "--demo")
     assert result.returncode == 2
     assert result.stderr.startswith(f"codex-deck: {chosen}: codex.sandbox: ")
+
+
+def test_serve_answers_on_localhost_with_the_app_page(isolated_settings: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [str(COMMAND), "serve", "--port", str(port), "--demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().strip() == f"codex-deck: serving on http://127.0.0.1:{port}"
+        page = fetch(f"http://127.0.0.1:{port}/")
+        assert "<div>codex-deck</div>" in page
+        assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
+        screen = anyio.run(session_output, f"ws://127.0.0.1:{port}/ws?width=110&height=30")
+        assert b"offline demo" in screen
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+async def session_output(url: str) -> bytes:
+    """What a browser session's app draws, until the demo's status bar shows."""
+    transport = await connect(url)
+    seen = b""
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(transport.run)
+        with anyio.fail_after(60):
+            while b"offline demo" not in seen:
+                seen += await transport.receive.receive()
+        tasks.cancel_scope.cancel()
+    await transport.aclose()
+    return seen
+
+
+def fetch(url: str) -> str:
+    """The page at `url`, once the server answers (it was just started)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                assert response.status == 200
+                return str(response.read().decode())
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def test_serving_beyond_this_machine_needs_public() -> None:
+    result = run("serve", "--host", "0.0.0.0")
+    assert result.returncode == 2
+    assert "add --public to do it anyway" in result.stderr
