@@ -64,6 +64,13 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class AccountCommand:
+    """Show the account, sign out, or (in a front end) open the sign-in screen."""
+
+    action: Literal["account", "login", "logout"]
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """List codex's models (with `all`, hidden ones too), or choose one and its effort."""
 
@@ -147,6 +154,7 @@ Command = (
     | Threads
     | OpenThread
     | Model
+    | AccountCommand
     | Respond
     | Plan
     | Policy
@@ -320,6 +328,14 @@ COMMANDS: tuple[Usage, ...] = (
         "choose the model and reasoning effort from the next turn; alone: list them",
         _model,
     ),
+    Usage("account", "", "who codex is signed in as", _no_arguments(AccountCommand("account"))),
+    Usage(
+        "login",
+        "",
+        "sign in: API key (masked), ChatGPT device code, or the offline demo",
+        _no_arguments(AccountCommand("login")),
+    ),
+    Usage("logout", "", "sign codex out", _no_arguments(AccountCommand("logout"))),
     Usage(
         "threads",
         "",

@@ -511,6 +511,18 @@ class Engine:
             if command.action == "close":
                 return await self.close_side_chat(conversation.id, command.side_chat)
             return await self.promote_side_chat(conversation.id, command.side_chat)
+        if isinstance(command, commands.AccountCommand):
+            if command.action == "logout":
+                result = await self.sign_out()
+                self._notice(conversation, "info" if result.ok else "error", result.message)
+                return result
+            if command.action == "login":
+                return self._failed(
+                    conversation.id,
+                    "Sign in from codex-deck's sign-in screen (/login there); an API key is "
+                    "never typed into a message.",
+                )
+            return await self._describe_account(conversation)
         if isinstance(command, commands.Model):
             if command.name is None:
                 return await self._list_models(conversation, command.hidden)
@@ -619,6 +631,57 @@ class Engine:
     async def account(self) -> wire.AccountReadResult:
         """The Codex account codex is signed in with (if any), and whether it needs one."""
         return await self._server.account_read(wire.AccountReadParams())
+
+    async def sign_in_with_api_key(self, api_key: str) -> CommandResult:
+        """Give codex an API key to keep in its own auth store; codex-deck keeps nothing of it
+        (not in events, the trace, the store or logs)."""
+        if not api_key.strip():
+            return CommandResult(False, "No API key was given; nothing was sent.")
+        params = wire.ApiKeyLoginParams(api_key=api_key.strip())
+        try:
+            await self._server.call("account/login/start", params, wire.LoginStarted)
+        except (RpcError, ConnectionClosed) as error:
+            return CommandResult(False, f"codex refused the key: {error}")
+        return CommandResult(True, "Signed in with an API key (codex keeps it).")
+
+    async def sign_in_with_device_code(self) -> wire.LoginStarted:
+        """Start a ChatGPT sign-in with a device code: show `verification_url` and
+        `user_code`; `SignInFinished` says how it ended.
+
+        Raises:
+            RpcError, ConnectionClosed: codex could not start it (its words).
+        """
+        params = wire.DeviceCodeLoginParams()
+        return await self._server.call("account/login/start", params, wire.LoginStarted)
+
+    async def cancel_sign_in(self, login_id: str) -> None:
+        with contextlib.suppress(RpcError, ConnectionClosed):
+            params = wire.CancelLoginParams(login_id=login_id)
+            await self._server.call("account/login/cancel", params, wire.EmptyResult)
+
+    async def sign_out(self) -> CommandResult:
+        try:
+            await self._server.call("account/logout", wire.LogoutParams(), wire.EmptyResult)
+        except (RpcError, ConnectionClosed) as error:
+            return CommandResult(False, f"codex could not sign out: {error}")
+        return CommandResult(True, "Signed out of codex.")
+
+    async def _describe_account(self, conversation: Conversation) -> CommandResult:
+        try:
+            read = await self.account()
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(conversation.id, f"codex could not say: {error}")
+        account = read.account
+        if account is None:
+            needs = (
+                " codex needs one for its OpenAI models: /login"
+                if read.requires_openai_auth
+                else ""
+            )
+            return self._told(conversation, f"Not signed in.{needs}")
+        who = f" as {account.email}" if account.email else ""
+        plan = f" ({account.plan_type})" if account.plan_type else ""
+        return self._told(conversation, f"Signed in with {account.type}{who}{plan}.")
 
     async def read_thread(self, thread_id: str) -> wire.Thread:
         """A Codex thread as codex stores it, with its turns (any generation's thread)."""

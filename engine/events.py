@@ -223,6 +223,23 @@ class EngineStatus(EngineEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignInFinished(EngineEvent):
+    """A sign-in started with `Engine.sign_in_with_device_code` ended (or failed)."""
+
+    login_id: str | None
+    success: bool
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AccountChanged(EngineEvent):
+    """Codex signed in or out (`auth_mode` None: signed out)."""
+
+    auth_mode: str | None
+    plan_type: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnknownMessage(EngineEvent):
     """Something from codex that codex-deck does not model, kept raw for the trace."""
 

@@ -13,6 +13,7 @@ from engine.appserver import IncomingRequest, Received
 from engine.conversation import Conversation, Conversations, SubmissionState
 from engine.emitter import Emitter
 from engine.events import (
+    AccountChanged,
     AnsweredBy,
     ConversationUpdated,
     DeltaKind,
@@ -24,6 +25,7 @@ from engine.events import (
     Notice,
     NoticeLevel,
     PlanUpdated,
+    SignInFinished,
     TokenUsageUpdated,
     TurnCompleted,
     TurnDiff,
@@ -246,6 +248,21 @@ class Router:
             self._notice(None, "warning", text)
         elif isinstance(notification, wire.WarningNotice):
             self._notice(None, "warning", notification.message)
+        elif isinstance(notification, wire.AccountLoginCompleted):
+            finished = SignInFinished(
+                **self._emitter.stamp(None),
+                login_id=notification.login_id,
+                success=notification.success,
+                error=notification.error,
+            )
+            self._emitter.emit(finished)
+        elif isinstance(notification, wire.AccountUpdated):
+            changed = AccountChanged(
+                **self._emitter.stamp(None),
+                auth_mode=notification.auth_mode,
+                plan_type=notification.plan_type,
+            )
+            self._emitter.emit(changed)
 
     def _in_conversation(
         self, conversation: Conversation, notification: wire.ServerNotification

@@ -264,6 +264,40 @@ class AccountReadParams(WireModel):
     refresh_token: bool = False
 
 
+class ApiKeyLoginParams(WireModel):
+    method: ClassVar[str] = "account/login/start"
+    schema_name = "LoginAccountParams#apiKey"
+    type: Literal["apiKey"] = "apiKey"
+    api_key: str
+
+
+class DeviceCodeLoginParams(WireModel):
+    method: ClassVar[str] = "account/login/start"
+    schema_name = "LoginAccountParams#chatgptDeviceCode"
+    type: Literal["chatgptDeviceCode"] = "chatgptDeviceCode"
+
+
+class LoginStarted(WireModel):
+    """What codex answered to a sign-in: for a device code, where to go and what to type."""
+
+    schema_name = "LoginAccountResponse#chatgptDeviceCode"
+    type: str
+    login_id: str | None = None
+    user_code: str | None = None
+    verification_url: str | None = None
+
+
+class CancelLoginParams(WireModel):
+    method: ClassVar[str] = "account/login/cancel"
+    schema_name = "CancelLoginAccountParams"
+    login_id: str
+
+
+class LogoutParams(WireModel):
+    method: ClassVar[str] = "account/logout"
+    schema_name = "LogoutAccountResponse"
+
+
 class ConfigReadParams(WireModel):
     method: ClassVar[str] = "config/read"
     schema_name = "ConfigReadParams"
