@@ -47,15 +47,18 @@ class AppServerProcess:
         env.update(launch.env)
         argv = launch.argv()
         try:
-            process = await anyio.open_process(
-                argv,
-                cwd=launch.cwd,
-                env=env,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
+            # Shielded: a cancel while the process is being made would leave it running
+            # with nothing holding it. Once it exists, `aclose` ends it.
+            with anyio.CancelScope(shield=True):
+                process = await anyio.open_process(
+                    argv,
+                    cwd=launch.cwd,
+                    env=env,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
         except OSError as error:
             raise CodexNotFound(f"cannot run {launch.binary}: {error.strerror}") from None
         return cls(process, argv)

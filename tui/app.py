@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from functools import partial
 
 from textual import on, work
@@ -21,12 +22,29 @@ from tui.notify import alert
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
 from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
+from tui.screens.sign_in import OpenAccount, SignInScreen
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.form import FormCard
 from tui.widgets.question import QuestionCard
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.trace_pane import TracePane
+
+SIGNED_OUT = (
+    "codex has no account signed in, so this is the offline demo. Sign in to work with your "
+    "own codex, or carry on with the demo."
+)
+
+
+@dataclass(frozen=True)
+class SignIn:
+    """How the app signs the user's codex in: `open_account` opens their codex for it,
+    `open_live` is the backend to run on afterwards; `offer_at_start` shows the screen
+    when the app had to start on the demo."""
+
+    open_account: OpenAccount
+    open_live: OpenBackend
+    offer_at_start: bool = False
 
 
 class CodexDeckApp(App[None]):
@@ -47,10 +65,12 @@ class CodexDeckApp(App[None]):
         welcome: str = "",
         demo_tour: str = "",
         conversation: str | None = None,
+        sign_in: SignIn | None = None,
     ) -> None:
         super().__init__()
         self.settings = settings
         self._conversation = conversation
+        self._sign_in = sign_in
         self._open_backend = open_backend
         self._welcome = welcome
         self._demo_tour = demo_tour
@@ -82,6 +102,9 @@ class CodexDeckApp(App[None]):
                 events = backend.events()
                 await self.main.mounted.wait()
                 await self.main.backend_ready(backend)
+                if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
+                    self._sign_in = replace(self._sign_in, offer_at_start=False)
+                    self.offer_sign_in(SIGNED_OUT)
                 while True:
                     try:
                         batch = await events.batches()
@@ -91,6 +114,37 @@ class CodexDeckApp(App[None]):
         except CodexDeckError as error:
             await self.main.mounted.wait()
             self.main.backend_failed(str(error))
+
+    def offer_sign_in(self, why: str) -> None:
+        """The sign-in screen, on the user's own codex; once signed in, the app runs on it."""
+        if self._sign_in is None:
+            self.notify("This codex-deck has no codex of yours to sign in.", severity="error")
+            return
+        self.push_screen(SignInScreen(self._sign_in.open_account, why), self._signed_in)
+
+    def _signed_in(self, outcome: str | None) -> None:
+        if outcome != "signed-in" or self._sign_in is None:
+            return
+        self.notify("Signed in: codex-deck now runs on your codex.")
+        backend = self.main.backend
+        if backend is None or backend.offline:
+            opener = self._sign_in.open_live
+            # After the sign-in screen is gone from the stack, not while it is leaving.
+            self.call_after_refresh(lambda: self.run_worker(self._switch(opener), exclusive=True))
+
+    async def _switch(self, opener: OpenBackend) -> None:
+        """Close the engine in use and open `opener`'s, on a fresh main screen."""
+        if self._bridge is not None and self._bridge.is_running:
+            self._bridge.cancel()
+            with contextlib.suppress(WorkerCancelled):
+                await self._bridge.wait()
+        self._open_backend = opener
+        old, self._main = self._main, MainScreen(self._welcome, self._demo_tour)
+        await self.push_screen(self._main)
+        if old is not None:
+            self._screen_stack.remove(old)
+            await old.remove()
+        self._bridge = self._run_engine()
 
     @on(AttentionNeeded)
     def _attention(self, event: AttentionNeeded) -> None:

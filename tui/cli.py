@@ -127,13 +127,24 @@ def main(argv: list[str] | None = None) -> int:
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
 
-    from tui.app import CodexDeckApp
+    from engine.engine import Engine
+    from tui.app import CodexDeckApp, SignIn
     from tui.backend import demo_backend, live_backend
 
     attach = partial(connect, args.connect, args.token_file) if args.connect else None
-    opener = demo_backend(settings) if args.demo else live_backend(settings, attach=attach)
+    live = live_backend(settings, attach=attach)
+    sign_in = SignIn(
+        open_account=partial(Engine.open, settings, attach=attach),
+        open_live=live,
+        offer_at_start=not args.demo,
+    )
     app = CodexDeckApp(
-        settings, opener, demo_tour=DEMO_TOUR, welcome=WELCOME, conversation=args.conversation
+        settings,
+        demo_backend(settings) if args.demo else live,
+        demo_tour=DEMO_TOUR,
+        welcome=WELCOME,
+        conversation=args.conversation,
+        sign_in=sign_in,
     )
     app.run()
     return 0

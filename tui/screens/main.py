@@ -157,6 +157,8 @@ class MainScreen(Screen[None]):
         self.query_one("#composer-note", Static).update(f"codex could not start: {reason}")
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
+        if not self.is_attached:
+            return  # a main screen replaced (the app moved to another codex)
         by_conversation: dict[str, list[EngineEvent]] = {}
         for event in message.events:
             if isinstance(event, ConversationUpdated):
@@ -272,6 +274,12 @@ class MainScreen(Screen[None]):
     def _submitted(self, event: Composer.Submitted) -> None:
         if self.backend is None or self.current is None:
             self._note("codex is still starting; your text is kept.")
+            return
+        if event.text.strip() == "/login":
+            self.query_one(Composer).text = ""
+            offer = getattr(self.app, "offer_sign_in", None)
+            if offer is not None:
+                offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
         if event.text.strip() in ("/model", "/model all"):
             self._pick_model(self.current, event.text.strip() == "/model all")

@@ -1,0 +1,140 @@
+"""The sign-in screen: offered when the app had to start on the demo, an API key typed into a
+masked field signs the user's codex in and the app moves onto it, a device code that codex
+cannot start says why, and a finished device-code sign-in closes the screen."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input, OptionList, Static
+
+from engine.engine import Engine
+from engine.events import SignInFinished
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import CodexSettings, Settings
+from tests.tui.conftest import ready, until
+from tui.app import CodexDeckApp, SignIn
+from tui.backend import Backend
+from tui.screens.sign_in import SignInScreen
+from tui.widgets.status_bar import StatusBar
+
+pytestmark = pytest.mark.anyio
+
+API_KEY = "sk-proj-codexdecktestkey0123456789"
+
+
+@asynccontextmanager
+async def signed_out_app(
+    model: ScriptedModel, home: Path, workspace: Path
+) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
+    """The app started on the demo because the user's codex (OpenAI, here the scripted model
+    behind `openai_base_url`) has no account."""
+    demo_home = home.parent / "demo-home"
+    demo_home.mkdir()
+    demo = offline_settings(Settings(), model, demo_home)
+    own = Settings(
+        codex=CodexSettings(
+            home=home,
+            model="gpt-5.5",
+            config=[f'openai_base_url="{model.base_url}"', "features.plugins=false"],
+        )
+    )
+
+    @asynccontextmanager
+    async def open_demo() -> AsyncIterator[Backend]:
+        async with Engine.open(demo, cwd=workspace) as engine:
+            yield engine
+
+    @asynccontextmanager
+    async def open_live() -> AsyncIterator[Backend]:
+        async with Engine.open(own, cwd=workspace) as engine:
+            yield engine
+
+    sign_in = SignIn(partial(Engine.open, own, cwd=workspace), open_live, offer_at_start=True)
+    app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "sign-in is offered")
+        yield app, pilot
+        await app.shut_down()
+
+
+async def choose(pilot: Pilot[None], app: CodexDeckApp, way: str) -> None:
+    options = app.screen.query_one(OptionList)
+    options.highlighted = options.get_option_index(way)
+    await pilot.press("enter")
+
+
+async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with signed_out_app(scripted_model, codex_home, workspace) as (app, pilot):
+        why = str(app.screen.query_one("#signin-why", Static).render())
+        assert "this is the offline demo" in why
+        await choose(pilot, app, "key")
+        key = app.screen.query_one(Input)
+        assert key.password
+        await pilot.press(*API_KEY)
+        assert API_KEY not in app.export_screenshot()
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
+        first = app.main
+        await until(pilot, lambda: app.main is not first, "a new main screen")
+        await until(
+            pilot,
+            lambda: "codex online" in str(app.main.query_one(StatusBar).render()),
+            "the app runs on the user's codex",
+        )
+        assert app.main.backend is not None
+        assert not app.main.backend.offline
+        assert (await app.main.backend.account()).account is not None  # type: ignore[attr-defined]
+
+
+async def test_a_device_code_codex_cannot_start_is_said_and_esc_keeps_the_demo(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with signed_out_app(scripted_model, codex_home, workspace) as (app, pilot):
+        await choose(pilot, app, "code")
+        error = app.screen.query_one("#signin-error", Static)
+        await until(pilot, lambda: error.display, "codex's refusal shows")
+        assert "failed to request device code" in str(error.render())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "it closes")
+        assert app.main.backend is not None
+        assert app.main.backend.offline
+
+
+async def test_a_finished_device_code_sign_in_closes_the_screen(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    """Codex cannot hand out a device code offline, so the waiting state and its end are
+    driven here with the event codex would send."""
+    async with signed_out_app(scripted_model, codex_home, workspace) as (app, pilot):
+        screen = app.screen
+        assert isinstance(screen, SignInScreen)
+        screen.login_id = "login-1"
+        failed = SignInFinished(
+            seq=1,
+            at=0.0,
+            conversation_id=None,
+            login_id="login-1",
+            success=False,
+            error="the code expired",
+        )
+        screen.finished(failed)
+        error = screen.query_one("#signin-error", Static)
+        assert "the code expired" in str(error.render())
+        first = app.main
+        screen.login_id = "login-2"
+        screen.finished(
+            SignInFinished(
+                seq=2, at=0.0, conversation_id=None, login_id="login-2", success=True, error=None
+            )
+        )
+        await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "it closes")
+        await until(pilot, lambda: app.main is not first and ready(app.main), "it moves on")
