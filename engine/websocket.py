@@ -168,7 +168,9 @@ async def connect(url: str, token_file: Path | None = None) -> WebSocketTranspor
     parts = urlsplit(url)
     try:
         if parts.scheme == "unix":
-            stream: ByteStream = await anyio.connect_unix(parts.path or parts.netloc)
+            # codex links a long socket path to a short one (AF_UNIX paths are short).
+            socket_path = await anyio.Path(parts.path or parts.netloc).resolve()
+            stream: ByteStream = await anyio.connect_unix(socket_path)
             host, path = "localhost", "/"
         elif parts.scheme == "ws" and parts.hostname is not None and parts.port is not None:
             stream = await anyio.connect_tcp(parts.hostname, parts.port)
@@ -233,3 +235,20 @@ async def _body(source: BufferedByteReceiveStream, headers: dict[str, str]) -> s
         return (await source.receive_exactly(size)).decode("utf-8", "replace").strip()
     except (anyio.EndOfStream, anyio.IncompleteRead):
         return ""
+
+
+def daemon_socket(codex_home: Path | None) -> Path:
+    """Where `codex app-server daemon` (and `--listen unix://`) listens for this CODEX_HOME."""
+    home = codex_home.expanduser() if codex_home is not None else Path.home() / ".codex"
+    return home / "app-server-control" / "app-server-control.sock"
+
+
+async def running_daemon(codex_home: Path | None) -> str | None:
+    """The `unix://` URL of a codex app-server listening for this CODEX_HOME, if one answers."""
+    url = f"unix://{daemon_socket(codex_home)}"
+    try:
+        transport = await connect(url)
+    except ConnectionClosed:
+        return None
+    await transport.aclose()
+    return url

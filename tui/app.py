@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -66,11 +66,14 @@ class CodexDeckApp(App[None]):
         demo_tour: str = "",
         conversation: str | None = None,
         sign_in: SignIn | None = None,
+        hints: Sequence[str] = (),
     ) -> None:
         super().__init__()
         self.settings = settings
         self._conversation = conversation
         self._sign_in = sign_in
+        self._hints = list(hints)
+        """Told once the engine is up (a codex daemon that could be attached to, say)."""
         self._open_backend = open_backend
         self._welcome = welcome
         self._demo_tour = demo_tour
@@ -102,6 +105,9 @@ class CodexDeckApp(App[None]):
                 events = backend.events()
                 await self.main.mounted.wait()
                 await self.main.backend_ready(backend)
+                for hint in self._hints:
+                    self.notify(hint, timeout=15, markup=False)
+                self._hints = []
                 if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
                     self._sign_in = replace(self._sign_in, offer_at_start=False)
                     self.offer_sign_in(SIGNED_OUT)

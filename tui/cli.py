@@ -11,12 +11,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
 from engine.store import default_path
 from engine.version import __version__
-from engine.websocket import connect
+from engine.websocket import connect, running_daemon
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -132,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     from tui.backend import demo_backend, live_backend
 
     attach = partial(connect, args.connect, args.token_file) if args.connect else None
+    hints = []
+    daemon = None if args.connect or args.demo else anyio.run(running_daemon, settings.codex.home)
+    if daemon is not None:
+        hints.append(
+            f"A codex app-server is already running at {daemon}: `codex-deck --connect "
+            f"{daemon}` works on it (its threads outlive this terminal)."
+        )
     live = live_backend(settings, attach=attach)
     sign_in = SignIn(
         open_account=partial(Engine.open, settings, attach=attach),
@@ -145,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         welcome=WELCOME,
         conversation=args.conversation,
         sign_in=sign_in,
+        hints=hints,
     )
     app.run()
     return 0

@@ -22,7 +22,7 @@ from engine.launch import launch_for
 from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from engine.websocket import connect
+from engine.websocket import connect, daemon_socket, running_daemon
 from tests.e2e.eventlog import recording
 
 pytestmark = pytest.mark.anyio
@@ -134,3 +134,13 @@ async def test_a_dropped_connection_is_made_again_when_the_listener_is_back(
                 assert reconnecting[0] == "reconnecting to codex in 0.5 s (attempt 1)"
                 await engine.submit(conversation.id, "count for me")
                 assert (await log.turn_completed(conversation.id, count=2)).status == "completed"
+
+
+async def test_a_running_daemon_for_this_codex_home_is_found(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    assert await running_daemon(codex_home) is None
+    url = f"unix://{daemon_socket(codex_home)}"
+    async with listening(scripted_model, codex_home, workspace, url):
+        await reachable(url)
+        assert await running_daemon(codex_home) == url
