@@ -71,6 +71,13 @@ class AccountCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Provider:
+    """List the providers, or move the conversation to one (None: list)."""
+
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     """List codex's models (with `all`, hidden ones too), or choose one and its effort."""
 
@@ -154,6 +161,7 @@ Command = (
     | Threads
     | OpenThread
     | Model
+    | Provider
     | AccountCommand
     | Respond
     | Plan
@@ -327,6 +335,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[NAME [EFFORT]|all]",
         "choose the model and reasoning effort from the next turn; alone: list them",
         _model,
+    ),
+    Usage(
+        "provider",
+        "[NAME]",
+        "move this conversation to a [providers.NAME] (a fork keeps its history); alone: list",
+        lambda rest: Provider(rest or None),
     ),
     Usage("account", "", "who codex is signed in as", _no_arguments(AccountCommand("account"))),
     Usage(

@@ -83,6 +83,8 @@ class Conversation:
     """Set with /sandbox; applies from the next turn."""
     model: str | None = None
     """Set with /model; applies from the next turn."""
+    provider: str | None = None
+    """Set with /provider; its threads run on it."""
     reasoning_effort: ReasoningEffort | None = None
     """Set with /model; applies from the next turn."""
     turn_ended: anyio.Event = field(default_factory=anyio.Event)

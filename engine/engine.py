@@ -523,6 +523,10 @@ class Engine:
                     "never typed into a message.",
                 )
             return await self._describe_account(conversation)
+        if isinstance(command, commands.Provider):
+            if command.name is None:
+                return self._list_providers(conversation)
+            return await self.switch_provider(conversation.id, command.name)
         if isinstance(command, commands.Model):
             if command.name is None:
                 return await self._list_models(conversation, command.hidden)
@@ -580,6 +584,54 @@ class Engine:
         self._router.updated(conversation)
         shown = f"{chosen.model} ({effort})" if effort else chosen.model
         return self._told(conversation, f"Model: {shown}, from the next turn.")
+
+    def _list_providers(self, conversation: Conversation) -> CommandResult:
+        current = self.session_info(conversation.id).provider
+        names = list(self._settings.providers)
+        if not names:
+            return self._told(
+                conversation, "No [providers.NAME] in the settings; codex uses its own."
+            )
+        lines = [f"{name}{'  [in use]' if name == current else ''}" for name in names]
+        lines.append("/provider NAME moves this conversation to one.")
+        return self._told(conversation, "\n".join(lines))
+
+    async def switch_provider(self, conversation_id: str, name: str) -> CommandResult:
+        """Run the conversation on provider `name` from now on: codex keeps a thread's
+        provider, so the thread is forked onto it (history kept, generation + 1)."""
+        conversation = self._conversations.get(conversation_id)
+        if name not in self._settings.providers:
+            known = ", ".join(self._settings.providers) or "none are set"
+            return self._failed(
+                conversation.id,
+                f"No [providers.{name}] in the settings ({known}). Nothing changed.",
+            )
+        if conversation.state in BUSY_STATES:
+            return self._failed(
+                conversation.id, "A turn is running; /stop it first. Nothing changed."
+            )
+        defaults = thread_defaults(self._settings, Path(conversation.cwd)).model_dump()
+        defaults["model_provider"] = name
+        if conversation.thread_id is None:
+            conversation.provider = name
+            return self._told(conversation, f"Provider: {name}, from the first message.")
+        params = wire.ThreadForkParams(
+            **defaults, thread_id=conversation.thread_id, ephemeral=False
+        )
+        try:
+            opened = await self._server.thread_fork(params)
+        except (RpcError, ConnectionClosed) as error:
+            return self._failed(conversation.id, f"codex could not move to {name}: {error}")
+        conversation.generation += 1
+        conversation.thread = opened
+        conversation.provider = name
+        self._conversations.bind(conversation, opened.thread.id)
+        self._router.updated(conversation)
+        return self._told(
+            conversation,
+            f"Provider: {name}. This conversation goes on in a fork of its thread (generation "
+            f"{conversation.generation}), with its history.",
+        )
 
     async def _list_models(self, conversation: Conversation, hidden: bool) -> CommandResult:
         try:
@@ -817,6 +869,8 @@ class Engine:
 
     async def _start_thread(self, conversation: Conversation) -> bool:
         defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        if conversation.provider is not None:
+            defaults = defaults.model_copy(update={"model_provider": conversation.provider})
         try:
             opened = await self._server.thread_start(
                 wire.ThreadStartParams(**defaults.model_dump())

@@ -48,10 +48,10 @@ def codex_overrides(settings: Settings) -> tuple[str, ...]:
     if codex.reasoning_effort is not None:
         overrides.append(f"model_reasoning_effort={toml_value(codex.reasoning_effort)}")
     if codex.provider is not None:
-        name = codex.provider
-        provider = settings.providers[name]
+        overrides.append(f"model_provider={toml_value(codex.provider)}")
+    for name, provider in settings.providers.items():
+        # Every provider is defined, so a conversation can switch to any (/provider).
         table = f"model_providers.{name}"
-        overrides.append(f"model_provider={toml_value(name)}")
         overrides.append(f"{table}.name={toml_value(name)}")
         overrides.append(f"{table}.base_url={toml_value(provider.base_url)}")
         overrides.append(f"{table}.wire_api={toml_value(provider.wire_api)}")

@@ -11,7 +11,7 @@ import pytest
 from engine.engine import Engine
 from engine.offline import OFFLINE_MODEL, offline_settings
 from engine.scripted_model import ScriptedModel
-from engine.settings import Settings
+from engine.settings import CodexSettings, ProviderSettings, Settings
 from engine.store import Store
 from tests.e2e.eventlog import EventLog, recording
 
@@ -85,3 +85,44 @@ async def test_the_store_keeps_the_chosen_model(
                     assert (session.model, session.reasoning_effort) == ("gpt-5.5", "low")
         finally:
             store.close()
+
+
+async def test_a_conversation_moves_to_another_provider_with_its_history(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    """Two providers at the scripted model under different paths: the request's path shows
+    which one codex used."""
+
+    def at(prefix: str) -> ProviderSettings:
+        return ProviderSettings(
+            base_url=scripted_model.base_url.replace("/v1", f"/{prefix}/v1"),
+            request_max_retries=0,
+            stream_max_retries=0,
+            supports_websockets=False,
+        )
+
+    settings = Settings(
+        codex=CodexSettings(
+            home=codex_home, provider="a", model=OFFLINE_MODEL, config=["features.plugins=false"]
+        ),
+        providers={"a": at("a"), "b": at("b")},
+    )
+    async with Engine.open(settings, cwd=workspace) as engine, recording(engine) as log:
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "count for me")
+        await log.turn_completed(conversation.id)
+        assert scripted_model.responses_requests()[-1].path == "/a/v1/responses"
+        listed = await engine.execute(conversation.id, "/provider")
+        assert "a  [in use]" in listed.message
+
+        unknown = await engine.execute(conversation.id, "/provider c")
+        assert unknown.message == "No [providers.c] in the settings (a, b). Nothing changed."
+        moved = await engine.execute(conversation.id, "/provider b")
+        assert moved.ok, moved.message
+        assert engine.session_info(conversation.id).provider == "b"
+        assert engine.conversations()[0].generation == 1
+        await engine.submit(conversation.id, "show markdown")
+        await log.turn_completed(conversation.id, count=2)
+        last = scripted_model.responses_requests()[-1]
+        assert last.path == "/b/v1/responses"
+        assert last.user_texts()[-2:] == ["count for me", "show markdown"]
