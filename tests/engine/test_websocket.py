@@ -2,40 +2,25 @@
 
 from __future__ import annotations
 
-import math
 import struct
 
 import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from engine.websocket import CONTINUATION, PING, TEXT, accept_for, frame, read_frame
+from tests.engine.bytestreams import byte_pipe
 
 pytestmark = pytest.mark.anyio
 
 
-class Chunks(anyio.abc.ByteReceiveStream):
-    def __init__(self, chunks: MemoryObjectReceiveStream[bytes]) -> None:
-        self._chunks = chunks
-
-    async def receive(self, max_bytes: int = 65536) -> bytes:
-        try:
-            return await self._chunks.receive()
-        except anyio.EndOfStream:
-            raise anyio.EndOfStream from None
-
-    async def aclose(self) -> None:
-        self._chunks.close()
-
-
 async def frames_of(data: bytes, piece: int = 7) -> list[tuple[bool, int, bytes]]:
     """Decode `data` fed in small pieces, as a socket may deliver it."""
-    send, receive = anyio.create_memory_object_stream[bytes](math.inf)
+    send, receive = byte_pipe()
     for start in range(0, len(data), piece):
         await send.send(data[start : start + piece])
-    send.close()
-    source = BufferedByteReceiveStream(Chunks(receive))
+    await send.aclose()
+    source = BufferedByteReceiveStream(receive)
     found = []
     while True:
         try:
