@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 from anyio.abc import Process
+from anyio.streams.text import TextReceiveStream
 
 from engine.binary import find_codex
 from engine.engine import Engine
@@ -41,29 +42,33 @@ def free_port() -> int:
 async def listening(
     model: ScriptedModel, home: Path, workspace: Path, *listen: str
 ) -> AsyncIterator[Process]:
-    """`codex app-server --listen …` on the scripted model, as someone would start it."""
+    """`codex app-server --listen …` on the scripted model, as someone would start it;
+    entered once codex logs that it listens."""
     settings = offline_settings(Settings(), model, home)
     argv = [*launch_for(settings, find_codex(None).path, workspace).argv(), "--listen", *listen]
-    process = await anyio.open_process(argv, env={**os.environ, "CODEX_HOME": str(home)})
+    env = {**os.environ, "CODEX_HOME": str(home), "RUST_LOG": "codex_app_server_transport=info"}
+    process = await anyio.open_process(argv, env=env)
+    ready = anyio.Event()
+
+    async def read_log() -> None:
+        assert process.stderr is not None
+        said = ""
+        async for text in TextReceiveStream(process.stderr):
+            said = (said + text)[-4096:]
+            if "listening" in said:
+                ready.set()
+
     try:
-        yield process
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(read_log)
+            with anyio.fail_after(DEADLINE_SECONDS):
+                await ready.wait()
+            yield process
+            tasks.cancel_scope.cancel()
     finally:
         if process.returncode is None:
             process.kill()
         await process.wait()
-
-
-async def reachable(url: str, token_file: Path | None = None) -> None:
-    """Wait until the listener takes connections."""
-    with anyio.fail_after(DEADLINE_SECONDS):
-        while True:
-            try:
-                transport = await connect(url, token_file)
-            except ConnectionClosed:
-                await anyio.sleep(0.05)
-                continue
-            await transport.aclose()
-            return
 
 
 async def test_attach_over_a_unix_socket_runs_a_turn(
@@ -71,7 +76,6 @@ async def test_attach_over_a_unix_socket_runs_a_turn(
 ) -> None:
     url = f"unix://{tmp_path / 'codex.sock'}"
     async with listening(scripted_model, codex_home, workspace, url) as server:
-        await reachable(url)
         settings = offline_settings(Settings(), scripted_model, codex_home)
         async with (
             Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
@@ -93,7 +97,6 @@ async def test_a_ws_listener_with_a_capability_token(
     url = f"ws://127.0.0.1:{free_port()}"
     auth = ("--ws-auth", "capability-token", "--ws-token-file", str(token))
     async with listening(scripted_model, codex_home, workspace, url, *auth):
-        await reachable(url, token)
         with pytest.raises(ConnectionClosed, match=r"refused the connection .*401") as refused:
             await connect(url, wrong)
         assert "invalid websocket bearer token" in str(refused.value)
@@ -115,25 +118,24 @@ async def test_a_dropped_connection_is_made_again_when_the_listener_is_back(
 ) -> None:
     url = f"unix://{tmp_path / 'codex.sock'}"
     settings = offline_settings(Settings(), scripted_model, codex_home)
-    async with listening(scripted_model, codex_home, workspace, url) as first:
-        await reachable(url)
-        async with (
-            Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
-            recording(engine) as log,
-        ):
-            conversation = await engine.new_conversation()
+    async with (
+        listening(scripted_model, codex_home, workspace, url) as first,
+        Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
+        recording(engine) as log,
+    ):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "count for me")
+        await log.turn_completed(conversation.id)
+        first.kill()
+        await first.wait()
+        await log.wait_for(EngineStatus, lambda e: e.status == "starting")
+        async with listening(scripted_model, codex_home, workspace, url):
+            back = await log.wait_for(EngineStatus, lambda e: e.status == "online")
+            assert back.detail.startswith("codex is back")
+            reconnecting = [e.detail for e in log.of(EngineStatus) if e.status == "starting"]
+            assert reconnecting[0] == "reconnecting to codex in 0.5 s (attempt 1)"
             await engine.submit(conversation.id, "count for me")
-            await log.turn_completed(conversation.id)
-            first.kill()
-            await first.wait()
-            await log.wait_for(EngineStatus, lambda e: e.status == "starting")
-            async with listening(scripted_model, codex_home, workspace, url):
-                back = await log.wait_for(EngineStatus, lambda e: e.status == "online")
-                assert back.detail.startswith("codex is back")
-                reconnecting = [e.detail for e in log.of(EngineStatus) if e.status == "starting"]
-                assert reconnecting[0] == "reconnecting to codex in 0.5 s (attempt 1)"
-                await engine.submit(conversation.id, "count for me")
-                assert (await log.turn_completed(conversation.id, count=2)).status == "completed"
+            assert (await log.turn_completed(conversation.id, count=2)).status == "completed"
 
 
 async def test_a_running_daemon_for_this_codex_home_is_found(
@@ -142,5 +144,4 @@ async def test_a_running_daemon_for_this_codex_home_is_found(
     assert await running_daemon(codex_home) is None
     url = f"unix://{daemon_socket(codex_home)}"
     async with listening(scripted_model, codex_home, workspace, url):
-        await reachable(url)
         assert await running_daemon(codex_home) == url
