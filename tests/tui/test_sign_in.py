@@ -81,9 +81,9 @@ async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
         assert key.password
         await pilot.press(*API_KEY)
         assert API_KEY not in app.export_screenshot()
+        first = app.main
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
-        first = app.main
         await until(pilot, lambda: app.main is not first, "a new main screen")
         await until(
             pilot,
