@@ -1,6 +1,7 @@
-"""The sign-in screen: offered when the app had to start on the demo, an API key typed into a
-masked field signs the user's codex in and the app moves onto it, a device code that codex
-cannot start says why, and a finished device-code sign-in closes the screen."""
+"""The first run: the sign-in screen offered when the app had to start on the demo, an API key
+typed into a masked field signs the user's codex in and the app moves onto it, a device code
+that codex cannot start says why, a finished device-code sign-in closes the screen, and a codex
+too old for the protocol is refused in plain words."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
+from engine.binary import find_codex
 from engine.engine import Engine
 from engine.events import SignInFinished
 from engine.offline import offline_settings
@@ -138,3 +140,33 @@ async def test_a_finished_device_code_sign_in_closes_the_screen(
         )
         await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "it closes")
         await until(pilot, lambda: app.main is not first and ready(app.main), "it moves on")
+
+
+async def test_a_codex_too_old_for_the_protocol_is_said_plainly(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A wrapper around the real codex that reports an older version in its handshake."""
+    wrapper = tmp_path / "old-codex"
+    real = find_codex(None).path
+    wrapper.write_text(f"#!/bin/sh\n{real} \"$@\" | sed -u 's#/0\\.163\\.0 #/0.100.0 #'\n")
+    wrapper.chmod(0o755)
+    base = Settings()
+    old = offline_settings(
+        base.model_copy(update={"codex": base.codex.model_copy(update={"binary": wrapper})}),
+        scripted_model,
+        codex_home,
+    )
+
+    @asynccontextmanager
+    async def open_old() -> AsyncIterator[Backend]:
+        async with Engine.open(old, cwd=workspace) as engine:
+            yield engine
+
+    app = CodexDeckApp(old, open_old, welcome="w", demo_tour="t")
+    async with app.run_test(size=(120, 36)) as pilot:
+        note = app.main.query_one("#composer-note", Static)
+        await until(pilot, lambda: "too old" in str(note.render()), "the refusal shows")
+        assert "codex 0.100.0 is too old for codex-deck (it needs 0.163.0 or newer)" in str(
+            note.render()
+        )
+        assert app.main.backend is None
