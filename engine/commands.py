@@ -71,6 +71,13 @@ class AccountCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Export:
+    """Write the conversation as Markdown (to `path`, else TITLE.md in its cwd)."""
+
+    path: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Provider:
     """List the providers, or move the conversation to one (None: list)."""
 
@@ -162,6 +169,7 @@ Command = (
     | OpenThread
     | Model
     | Provider
+    | Export
     | AccountCommand
     | Respond
     | Plan
@@ -341,6 +349,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[NAME]",
         "move this conversation to a [providers.NAME] (a fork keeps its history); alone: list",
         lambda rest: Provider(rest or None),
+    ),
+    Usage(
+        "export",
+        "[PATH]",
+        "write the conversation as Markdown (secrets redacted)",
+        lambda rest: Export(rest or None),
     ),
     Usage("account", "", "who codex is signed in as", _no_arguments(AccountCommand("account"))),
     Usage(

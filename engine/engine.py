@@ -35,6 +35,7 @@ from engine.events import (
     StopRequested,
     SubmissionAccepted,
 )
+from engine.export import markdown
 from engine.fanout import Subscription
 from engine.history import HISTORY_TURNS, describe_thread, history_events
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
@@ -523,6 +524,13 @@ class Engine:
                     "never typed into a message.",
                 )
             return await self._describe_account(conversation)
+        if isinstance(command, commands.Export):
+            target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
+            try:
+                size = await self.export_markdown(conversation.id, target)
+            except OSError as error:
+                return self._failed(conversation.id, f"Could not write {target}: {error.strerror}")
+            return self._told(conversation, f"Exported to {target} ({size:,} characters).")
         if isinstance(command, commands.Provider):
             if command.name is None:
                 return self._list_providers(conversation)
@@ -822,6 +830,15 @@ class Engine:
         text = jsonl(events, Redactor(self._secrets()))
         await anyio.Path(path).write_text(text, encoding="utf-8")
         return len(events)
+
+    async def export_markdown(self, conversation_id: str, path: Path) -> int:
+        """Write the conversation as Markdown with known secrets redacted; returns its size."""
+        conversation = self._conversations.get(conversation_id)
+        events = self._emitter.trace(conversation.id).all_events()
+        text = markdown(conversation.title, events, Redactor(self._secrets()))
+        await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
+        await anyio.Path(path).write_text(text, encoding="utf-8")
+        return len(text)
 
     def _secrets(self) -> list[str]:
         names = {"OPENAI_API_KEY", "CODEX_API_KEY"}

@@ -1,0 +1,58 @@
+"""/export writes the conversation as Markdown: messages, commands with output, file changes
+as diffs, side chats marked as such, and no secret."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from engine.engine import Engine
+from engine.events import SideChatAnswered
+from tests.e2e.eventlog import EventLog
+
+pytestmark = pytest.mark.anyio
+
+Deck = tuple[Engine, EventLog]
+KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
+
+
+async def test_the_markdown_has_every_kind_of_item_and_no_secret(
+    deck: Deck, workspace: Path
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation("Export me")
+    for count, text in enumerate(
+        ["run a command", "create a file", f"count for me, my key is {KEY}"], 1
+    ):
+        await engine.submit(conversation.id, text)
+        await log.turn_completed(conversation.id, count=count)
+    await engine.ask_aside(conversation.id, "what did you do?")
+    await log.wait_for(SideChatAnswered)
+
+    result = await engine.execute(conversation.id, "/export notes/out.md")
+    assert result.ok, result.message
+    target = workspace / "notes" / "out.md"
+    assert result.message.startswith(f"Exported to {target}")
+    text = await anyio.Path(target).read_text()
+    assert text.startswith("# Export me\n")
+    assert "## You\n\nrun a command" in text
+    assert "## Codex" in text
+    assert "**Ran** `" in text
+    assert "```diff" in text
+    assert "**Side chat s1** — not part of the conversation" in text
+    assert "> **Q:** what did you do?" in text
+    assert KEY not in text
+    assert "my key is [redacted]" in text
+
+
+async def test_an_export_that_cannot_be_written_says_why(deck: Deck, tmp_path: Path) -> None:
+    engine, _ = deck
+    conversation = await engine.new_conversation()
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = await engine.execute(conversation.id, f"/export {blocker}/inside.md")
+    assert not result.ok
+    assert result.message.startswith(f"Could not write {blocker}/inside.md: ")
+    assert blocker.read_text() == ""
