@@ -232,8 +232,16 @@ def serve_in_browser(args: argparse.Namespace) -> int:
     ):
         if value:
             forwarded += [flag, str(value)]
+    from aiohttp import web
     from textual_serve.server import Server
 
-    print(f"codex-deck: serving on http://{args.host}:{args.port}", flush=True)
-    Server(shlex.join(forwarded), host=args.host, port=args.port, title="codex-deck").serve()
+    server = Server(shlex.join(forwarded), host=args.host, port=args.port, title="codex-deck")
+    server.initialize_logging()
+    # aiohttp calls `print` once the port is bound: only then is "serving" true.
+    web.run_app(
+        server._make_app(),
+        host=args.host,
+        port=args.port,
+        print=lambda _: print(f"codex-deck: serving on http://{args.host}:{args.port}", flush=True),
+    )
     return 0

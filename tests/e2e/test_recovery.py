@@ -5,6 +5,7 @@ stops taking. The scripted model's recorded requests prove what was (not) sent a
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import sys
@@ -183,14 +184,26 @@ async def test_a_turn_that_finished_while_the_app_was_down_is_found_completed(
         assert asked(scripted_model, "take your time") == 1
 
 
+IN_MODIFY = 0x2
+IN_NONBLOCK = 0o4000
+
+
 async def rollout_says_done(home: Path) -> None:
-    """Wait until codex has written the end of the turn to its rollout file."""
-    with anyio.fail_after(DEADLINE_SECONDS):
-        while True:
-            rollouts = list((home / "sessions").rglob("rollout-*.jsonl"))
-            if rollouts and b'"task_complete"' in rollouts[0].read_bytes():
-                return
-            await anyio.sleep(0.05)
+    """Wait until codex has written the end of the turn to its rollout file, woken by the
+    kernel (inotify) each time a file in the rollout's folder is written."""
+    [rollout] = list((home / "sessions").rglob("rollout-*.jsonl"))
+    libc = ctypes.CDLL(None, use_errno=True)
+    watch = libc.inotify_init1(IN_NONBLOCK)
+    assert watch >= 0, os.strerror(ctypes.get_errno())
+    try:
+        assert libc.inotify_add_watch(watch, str(rollout.parent).encode(), IN_MODIFY) >= 0
+        with anyio.fail_after(DEADLINE_SECONDS):
+            while b'"task_complete"' not in rollout.read_bytes():
+                await anyio.wait_readable(watch)
+                with contextlib.suppress(BlockingIOError):
+                    os.read(watch, 65536)
+    finally:
+        os.close(watch)
 
 
 async def test_queued_messages_are_kept_across_a_restart_and_wait_for_continue(
