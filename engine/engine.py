@@ -37,7 +37,7 @@ from engine.events import (
 )
 from engine.export import markdown
 from engine.fanout import Subscription
-from engine.history import HISTORY_TURNS, describe_thread, history_events
+from engine.history import HISTORY_TURNS, describe_thread, history_events, last_turns
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
@@ -755,20 +755,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if conversation.thread_id is None:
             return []
-        params = wire.ThreadTurnsListParams(
-            thread_id=conversation.thread_id, limit=turns, sort_direction="desc", items_view="full"
-        )
-        try:
-            page = await self._server.call("thread/turns/list", params, wire.ThreadTurnsListResult)
-            listed, more = page.data[::-1], page.next_cursor is not None
-        except RpcError:
-            try:
-                kept = (await self.read_thread(conversation.thread_id)).turns
-            except (RpcError, ConnectionClosed):
-                return []
-            listed, more = kept[-turns:], len(kept) > turns
-        except ConnectionClosed:
-            return []
+        listed, more = await last_turns(self._server, conversation.thread_id, turns)
         return history_events(conversation.id, listed, more, self._emitter.stamp)
 
     async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:

@@ -8,11 +8,37 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from engine import protocol as wire
+from engine.appserver import AppServer
+from engine.errors import ConnectionClosed, RpcError
 from engine.events import EngineEvent, ItemCompleted, Notice, Stamp, TurnCompleted
 from engine.protocol import Thread, Turn
 
 HISTORY_TURNS = 20
 """Turns shown when a conversation is reopened (the newest ones)."""
+
+
+async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[list[Turn], bool]:
+    """The thread's last `limit` turns with their items, oldest first, and whether codex
+    keeps earlier ones: paged (`thread/turns/list`), else read whole (`thread/read`); none
+    when codex can give neither."""
+    params = wire.ThreadTurnsListParams(
+        thread_id=thread_id, limit=limit, sort_direction="desc", items_view="full"
+    )
+    try:
+        page = await server.call("thread/turns/list", params, wire.ThreadTurnsListResult)
+        return page.data[::-1], page.next_cursor is not None
+    except RpcError:
+        pass
+    except ConnectionClosed:
+        return [], False
+    try:
+        read = await server.thread_read(
+            wire.ThreadReadParams(thread_id=thread_id, include_turns=True)
+        )
+    except (RpcError, ConnectionClosed):
+        return [], False
+    return read.thread.turns[-limit:], len(read.thread.turns) > limit
 
 
 def history_events(

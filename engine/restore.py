@@ -20,6 +20,7 @@ from engine.conversation import Conversation, Conversations
 from engine.emitter import Emitter
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, NoticeLevel
+from engine.history import last_turns
 from engine.journal import Journal
 from engine.launch import thread_defaults
 from engine.recording import RecordingError, event_from_json
@@ -181,12 +182,5 @@ class Restorer:
             thread_id = threads.get(generation)
         if thread_id is None:
             return None
-        params = wire.ThreadTurnsListParams(
-            thread_id=thread_id, limit=SETTLE_TURNS, sort_direction="desc", items_view="full"
-        )
-        with contextlib.suppress(RpcError, ConnectionClosed):
-            page = await self._server().call(
-                "thread/turns/list", params, wire.ThreadTurnsListResult
-            )
-            return wire.Thread(id=thread_id, turns=page.data)
-        return None
+        turns, _ = await last_turns(self._server(), thread_id, SETTLE_TURNS)
+        return wire.Thread(id=thread_id, turns=turns)
