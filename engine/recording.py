@@ -2,20 +2,33 @@
 
 `event_to_json` writes an event with its type name; `event_from_json` reads it back into the
 same frozen dataclass (thread items through `parse_item`, so unknown types stay readable).
+
+A recording is a JSONL file: a header line (`HEADER`, with the format's version) and then one
+event per line, each with its time (`at`), written as the session goes so a crash keeps what
+came before it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
+from collections.abc import Iterable
 from functools import cache
+from pathlib import Path
 from typing import Any
 
+import anyio
 from pydantic import BaseModel
 
 from engine import events
+from engine.fanout import Subscription
 from engine.protocol import parse_item
+from engine.version import __version__
+
+RECORDING_FORMAT = "codex-deck-recording"
+RECORDING_VERSION = 1
 
 EVENT_TYPES: dict[str, type[events.EngineEvent]] = {
     cls.__name__: cls
@@ -27,7 +40,83 @@ EVENT_TYPES: dict[str, type[events.EngineEvent]] = {
 
 
 class RecordingError(ValueError):
-    """A JSON object that is not a recorded engine event."""
+    """A JSON object that is not a recorded engine event, or a file that is not a recording."""
+
+
+def recording_header() -> dict[str, Any]:
+    """The first line of a recording."""
+    return {"format": RECORDING_FORMAT, "version": RECORDING_VERSION, "codex_deck": __version__}
+
+
+async def write_recording(
+    path: Path,
+    prelude: Iterable[events.EngineEvent],
+    stream: Subscription[events.EngineEvent],
+) -> int:
+    """Write a recording of `prelude` and then of every batch until the stream ends; each
+    batch is on disk before the next is awaited. Returns how many events were written.
+
+    Raises:
+        OSError: the file could not be written (what was written before stays).
+    """
+    async with await anyio.open_file(path, "w", encoding="utf-8") as file:
+        lines = [json.dumps(recording_header()), *map(_line, prelude)]
+        written = len(lines) - 1
+        await file.write("\n".join(lines) + "\n")
+        await file.flush()
+        while True:
+            try:
+                batch = await stream.batches()
+            except StopAsyncIteration:
+                break
+            await file.write("".join(_line(event) + "\n" for event in batch))
+            await file.flush()
+            written += len(batch)
+    return written
+
+
+def _line(event: events.EngineEvent) -> str:
+    return json.dumps(event_to_json(event), ensure_ascii=False)
+
+
+def read_recording(path: Path) -> list[events.EngineEvent]:
+    """The events of a recording written by `write_recording`.
+
+    Raises:
+        RecordingError: naming the file, the line and what is wrong (not a recording, a newer
+            format, a broken line).
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordingError(f"{path}: cannot be read: {error}") from None
+    first = _json(path, 1, lines[0]) if lines else None
+    if not isinstance(first, dict) or first.get("format") != RECORDING_FORMAT:
+        raise RecordingError(f"{path}: not a codex-deck recording (no recording header on line 1)")
+    version = first.get("version")
+    if not isinstance(version, int) or version > RECORDING_VERSION:
+        made_by = first.get("codex_deck", "a newer codex-deck")
+        raise RecordingError(
+            f"{path}: recorded in format {version!r} by codex-deck {made_by}; this codex-deck "
+            f"({__version__}) reads format {RECORDING_VERSION}. Update codex-deck to replay it."
+        )
+    recorded = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        data = _json(path, number, line)
+        try:
+            recorded.append(event_from_json(data))
+        except RecordingError as error:
+            raise RecordingError(f"{path}, line {number}: {error}") from None
+    return recorded
+
+
+def _json(path: Path, number: int, line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as error:
+        raise RecordingError(f"{path}, line {number}: not JSON ({error.msg})") from None
 
 
 def event_to_json(event: events.EngineEvent) -> dict[str, Any]:

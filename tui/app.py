@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from pathlib import Path
 
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.worker import Worker, WorkerCancelled
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from engine.errors import CodexDeckError
+from engine.events import ConversationUpdated, EngineEvent, InteractionRequested, Stamp
+from engine.fanout import Subscription
+from engine.recording import write_recording
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
-from tui.backend import OpenBackend
+from tui.backend import Backend, OpenBackend
 from tui.notify import alert
+from tui.replay import ReplayBackend
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
 from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
@@ -55,6 +61,8 @@ class CodexDeckApp(App[None]):
     BINDINGS = [
         Binding("f1", "help", "Keys", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("f9", "replay_pause", "Pause/play", id="replay.pause"),
+        Binding("f10", "replay_step", "Step", id="replay.step"),
     ]
 
     def __init__(
@@ -67,8 +75,12 @@ class CodexDeckApp(App[None]):
         conversation: str | None = None,
         sign_in: SignIn | None = None,
         hints: Sequence[str] = (),
+        record: Path | None = None,
     ) -> None:
         super().__init__()
+        self._record = record
+        """Where to write the session's events (`codex-deck --record`)."""
+        self._recorder: Worker[None] | None = None
         self.settings = settings
         self._conversation = conversation
         self._sign_in = sign_in
@@ -103,6 +115,9 @@ class CodexDeckApp(App[None]):
         try:
             async with self._open_backend() as backend:
                 events = backend.events()
+                if self._record is not None:
+                    self._recorder = self._record_events(backend, backend.events(), self._record)
+                    self._record = None  # the backend codex-deck started on, not a later one
                 await self.main.mounted.wait()
                 await self.main.backend_ready(backend)
                 for hint in self._hints:
@@ -120,6 +135,26 @@ class CodexDeckApp(App[None]):
         except CodexDeckError as error:
             await self.main.mounted.wait()
             self.main.backend_failed(str(error))
+
+    @work(group="record", exit_on_error=False)
+    async def _record_events(
+        self, backend: Backend, stream: Subscription[EngineEvent], path: Path
+    ) -> None:
+        """Write the backend's events to `path` until it closes, starting with what it
+        already shows (its conversations, their history and pending requests)."""
+        prelude: list[EngineEvent] = []
+        for info in backend.conversations():
+            stamp = Stamp(seq=0, at=time.time(), conversation_id=info.id)
+            prelude.append(ConversationUpdated(**stamp, info=info))
+            prelude += await backend.history(info.id)
+        for interaction in backend.pending_interactions():
+            stamp = Stamp(seq=0, at=time.time(), conversation_id=interaction.conversation_id)
+            prelude.append(InteractionRequested(**stamp, interaction=interaction))
+        try:
+            with stream:
+                await write_recording(path, prelude, stream)
+        except OSError as error:
+            self.notify(f"The recording stopped: {path}: {error}", severity="error", timeout=30)
 
     def offer_sign_in(self, why: str) -> None:
         """The sign-in screen, on the user's own codex; once signed in, the app runs on it."""
@@ -193,7 +228,37 @@ class CodexDeckApp(App[None]):
             self._bridge.cancel()
             with contextlib.suppress(WorkerCancelled):
                 await self._bridge.wait()
+        if self._recorder is not None:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await self._recorder.wait()
         self.exit()
+
+    def _replay(self) -> ReplayBackend | None:
+        backend = self.main.backend if self._main is not None else None
+        return backend if isinstance(backend, ReplayBackend) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action.startswith("replay_"):
+            return self._replay() is not None
+        return True
+
+    def action_replay_pause(self) -> None:
+        """Pause the replay, or play on from where it is."""
+        replay = self._replay()
+        if replay is None:
+            return
+        if replay.paused:
+            replay.resume()
+            self.notify(f"Playing from event {replay.played} of {replay.total}.")
+        else:
+            replay.pause()
+            self.notify(f"Paused at event {replay.played} of {replay.total}: f10 steps, f9 plays.")
+
+    def action_replay_step(self) -> None:
+        """Play the next item of a paused replay."""
+        replay = self._replay()
+        if replay is not None:
+            replay.step()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

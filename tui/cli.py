@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import subprocess
@@ -69,6 +70,13 @@ def options(after_a_command: bool) -> argparse.ArgumentParser:
         help="with --connect ws://…: the capability token's file",
         **keep,
     )
+    shared.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="save the session's events with their timing to FILE (JSONL; play it with `replay`)",
+        **keep,
+    )
     return shared
 
 
@@ -95,6 +103,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="allow an address other than loopback (anyone who reaches it drives your codex)",
     )
+    replay = commands.add_parser(
+        "replay",
+        parents=[shared],
+        help="play a recording in the app: no codex, no account, nothing sent",
+    )
+    replay.add_argument("file", type=Path, metavar="FILE", help="a file saved with --record")
+    replay.add_argument(
+        "--speed",
+        type=speed,
+        default=1.0,
+        metavar="X",
+        help="X times as fast as recorded, or `max` for all at once (1); long pauses are shortened",
+    )
+    replay.add_argument(
+        "--paused", action="store_true", help="start paused (f10 steps an item, f9 plays)"
+    )
     args = parser.parse_args(argv)
     if args.config is not None:
         os.environ[CONFIG_ENV] = str(args.config.expanduser().resolve())
@@ -104,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         return serve_in_browser(args)
     try:
         settings, warnings = load_settings()
+        if args.command == "replay":
+            return play_recording(settings, args)
+        if args.record is not None:
+            check_writable(args.record)
         if args.cwd is not None:
             cwd = args.cwd.expanduser().resolve()
             if not cwd.is_dir():
@@ -155,6 +183,59 @@ def main(argv: list[str] | None = None) -> int:
         conversation=args.conversation,
         sign_in=sign_in,
         hints=hints,
+        record=args.record,
+    )
+    app.run()
+    if args.record is not None:
+        print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
+    return 0
+
+
+def speed(text: str) -> float:
+    """A replay speed: a positive number, or `max`."""
+    if text == "max":
+        return math.inf
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number or `max`") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"{text!r}: the speed must be above 0")
+    return value
+
+
+def check_writable(path: Path) -> None:
+    """Make (or empty) the recording's file now, so a bad path is said before the app starts."""
+    try:
+        path.write_text("", encoding="utf-8")
+    except OSError as error:
+        raise SettingsError(f"--record {path}: cannot be written: {error.strerror}") from None
+
+
+def play_recording(settings: Settings, args: argparse.Namespace) -> int:
+    """`codex-deck replay FILE`: the recording in the app, read-only."""
+    from engine.recording import RecordingError, read_recording
+    from tui.app import CodexDeckApp
+    from tui.replay import replay_backend
+
+    try:
+        events = read_recording(args.file)
+    except RecordingError as error:
+        print(f"codex-deck: {error}", file=sys.stderr)
+        return 2
+    if not events:
+        print(f"codex-deck: {args.file}: the recording has no events", file=sys.stderr)
+        return 2
+    pace = "all at once" if math.isinf(args.speed) else f"at {args.speed:g}× speed"
+    tour = (
+        f"Replay of {args.file} ({len(events)} events, {pace}): it shows what happened and "
+        "sends nothing. f9 pauses and plays · f10 steps an item · ctrl+q quits"
+    )
+    app = CodexDeckApp(
+        settings,
+        replay_backend(events, args.speed, args.paused),
+        demo_tour=tour,
+        conversation=args.conversation,
     )
     app.run()
     return 0

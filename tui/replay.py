@@ -1,8 +1,13 @@
-"""A read-only backend that plays recorded engine events to the UI (no engine, no account)."""
+"""A read-only backend that plays recorded engine events to the UI (no engine, no account).
+
+Events are played with the time that passed between them when they were recorded (divided by
+the speed, and no pause longer than `MAX_PAUSE`), or all at once at infinite speed. A replay
+can be paused and stepped an item at a time.
+"""
 
 from __future__ import annotations
 
-import json
+import math
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -17,6 +22,7 @@ from engine.events import (
     InteractionInfo,
     InteractionRequested,
     InteractionResolved,
+    ItemDelta,
     Notice,
     SideChatInfo,
     SideChatUpdated,
@@ -26,39 +32,104 @@ from engine.events import (
 from engine.fanout import Fanout, Subscription
 from engine.interactions import Answer
 from engine.protocol import ModelInfo
-from engine.recording import event_from_json
 from engine.session import SessionInfo
 from engine.trace import Redactor, jsonl
 from tui.backend import Backend, OpenBackend
 
 READ_ONLY = "This is a replay: it shows what happened and sends nothing."
-
-
-def read_recording(path: Path) -> list[EngineEvent]:
-    """The events of a JSONL recording (one `event_to_json` object per line)."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [event_from_json(json.loads(line)) for line in lines if line.strip()]
+MAX_PAUSE = 2.0
+"""Seconds: a longer pause in the recording (the user reading, say) is shortened to this."""
+FRAME = 1 / 60
+"""Events due within one frame of each other are played together."""
 
 
 class ReplayBackend:
-    """Plays `events` to the first subscriber; answers everything else read-only."""
+    """Plays `events` to its subscribers (from the first subscription on) at `speed`;
+    answers everything else read-only."""
 
     offline = True
 
-    def __init__(self, events: Sequence[EngineEvent]) -> None:
+    def __init__(
+        self, events: Sequence[EngineEvent], speed: float = math.inf, paused: bool = False
+    ) -> None:
         self._events = list(events)
+        self.speed = speed
+        self.played = 0
+        """How many of the events have been played."""
         self._fanout: Fanout[EngineEvent] = Fanout()
+        self._subscribed = anyio.Event()
+        self._playing = anyio.Event()
+        self._steps = 0
+        if not paused:
+            self._playing.set()
         self._infos: dict[str, ConversationInfo] = {}
         for event in self._events:
             if isinstance(event, ConversationUpdated):
                 self._infos[event.info.id] = event.info
 
+    @property
+    def total(self) -> int:
+        return len(self._events)
+
+    @property
+    def paused(self) -> bool:
+        return not self._playing.is_set()
+
     def events(self) -> Subscription[EngineEvent]:
         subscription = self._fanout.subscribe()
-        for event in self._events:
-            self._fanout.publish(event)
-        self._fanout.close()
+        self._subscribed.set()
         return subscription
+
+    def pause(self) -> None:
+        self._playing = anyio.Event()
+
+    def resume(self) -> None:
+        self._playing.set()
+
+    def step(self) -> None:
+        """Play the next item (an event, with the deltas that follow it) and stay paused."""
+        self._steps += 1
+        self._playing.set()
+
+    async def play(self) -> None:
+        """Play every event, then end the stream."""
+        await self._subscribed.wait()
+        events = self._events
+        while self.played < len(events):
+            await self._playing.wait()
+            if self._steps:
+                self._steps -= 1
+                self.pause()
+                self._publish(self._step_end())
+                continue
+            if math.isinf(self.speed):
+                self._publish(len(events))
+                continue
+            await anyio.sleep(self.pause_before(self.played))
+            end = self.played + 1
+            while end < len(events) and self.pause_before(end) < FRAME:
+                end += 1
+            self._publish(end)
+        self._fanout.close()
+
+    def pause_before(self, index: int) -> float:
+        """Seconds between the event before `index` and it."""
+        if index == 0:
+            return 0.0
+        gap = self._events[index].at - self._events[index - 1].at
+        return min(max(gap, 0.0) / self.speed, MAX_PAUSE)
+
+    def _step_end(self) -> int:
+        end = self.played + 1
+        while end < len(self._events) and isinstance(self._events[end], ItemDelta):
+            end += 1
+        return end
+
+    def _publish(self, end: int) -> None:
+        for event in self._events[self.played : end]:
+            self._fanout.publish(event)
+        self.played = end
+        self._fanout.flush()
 
     def conversations(self) -> list[ConversationInfo]:
         return list(self._infos.values())
@@ -179,9 +250,20 @@ class ReplayBackend:
         return len(chosen)
 
 
-def replay_backend(events: Sequence[EngineEvent]) -> OpenBackend:
+def replay_backend(
+    events: Sequence[EngineEvent], speed: float = math.inf, paused: bool = False
+) -> OpenBackend:
+    return playing(ReplayBackend(events, speed, paused))
+
+
+def playing(backend: ReplayBackend) -> OpenBackend:
+    """Opens `backend`, playing its events while it is open."""
+
     @asynccontextmanager
     async def open_replay() -> AsyncIterator[Backend]:
-        yield ReplayBackend(events)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(backend.play)
+            yield backend
+            tasks.cancel_scope.cancel()
 
     return open_replay

@@ -35,7 +35,7 @@ from engine.events import (
 )
 from engine.fanout import Subscription
 from engine.offline import offline_settings
-from engine.recording import event_to_json
+from engine.recording import event_to_json, recording_header
 from engine.scripted_model import run_scripted_model
 from engine.settings import Settings
 
@@ -245,7 +245,8 @@ async def main(names: list[str]) -> None:
         workspace = next(e.info.cwd for e in events if isinstance(e, ConversationUpdated))
         rows = normalize(events, workspace)
         path = RECORDINGS / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+        lines = [recording_header(), *rows]
+        path.write_text("".join(json.dumps(row) + "\n" for row in lines), encoding="utf-8")
         print(f"{path.name}: {len(rows)} events")
 
 

@@ -15,9 +15,11 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from engine.recording import read_recording
 from engine.settings import Settings, UiSettings
 from tui.app import CodexDeckApp
-from tui.replay import read_recording, replay_backend
+from tui.replay import replay_backend
+from tui.widgets.approval import ApprovalCard
 from tui.widgets.transcript import Transcript
 
 RECORDINGS = Path(__file__).with_name("recordings")
@@ -39,10 +41,10 @@ def utc() -> Iterator[None]:
     time.tzset()
 
 
-def app_for(scene: str, theme: str = "codex-deck-dark") -> CodexDeckApp:
+def app_for(scene: str, theme: str = "codex-deck-dark", paused: bool = False) -> CodexDeckApp:
     settings = Settings(ui=UiSettings(theme=theme))
     events = read_recording(RECORDINGS / f"{scene}.jsonl")
-    return CodexDeckApp(settings, replay_backend(events), welcome="", demo_tour=TOUR)
+    return CodexDeckApp(settings, replay_backend(events, paused=paused), welcome="", demo_tour=TOUR)
 
 
 async def settled(pilot: Pilot[None]) -> None:
@@ -87,6 +89,34 @@ def test_file_diff_and_answered_approval(snap_compare: Compare) -> None:
     """The rich turn: an approval card marked accepted, the command, `notes.md (new file)`
     with three green `+` lines, the final answer and `turn completed · 1.2 s`."""
     assert snap_compare(app_for("everything"), terminal_size=(120, 50), run_before=settled)
+
+
+def test_replay_stepped_to_the_approval(snap_compare: Compare) -> None:
+    """A paused replay of the rich turn stepped with f10 until its request shows: the card
+    waits with its y/a/n/c keys as it did when recorded (nothing after it is shown yet), the
+    footer offers f9 and f10, the status bar says replay (read-only)."""
+
+    async def stepped(pilot: Pilot[None]) -> None:
+        app = pilot.app
+        assert isinstance(app, CodexDeckApp)
+        for _ in range(200):
+            await pilot.pause()
+            if app.main.query(ApprovalCard):
+                break
+            await pilot.press("f10")
+        else:
+            raise AssertionError("no request in the replay")
+        for _ in range(50):
+            await pilot.pause()
+            if all(t.settled for t in app.main.query(Transcript)):
+                break
+        for field in app.main.query("Input, TextArea"):
+            assert isinstance(field, Input | TextArea)
+            field.cursor_blink = False
+        await pilot.pause()
+
+    app = app_for("everything", paused=True)
+    assert snap_compare(app, terminal_size=(120, 40), run_before=stepped)
 
 
 def test_pending_approval(snap_compare: Compare) -> None:

@@ -51,6 +51,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
         settings: Settings | None = None,
         store: Path | None = None,
         conversation: str | None = None,
+        record: Path | None = None,
     ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
         offline = offline_settings(settings or Settings(), scripted_model, codex_home)
 
@@ -65,7 +66,12 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
                     kept.close()
 
         app = CodexDeckApp(
-            offline, open_engine, welcome="welcome", demo_tour="tour", conversation=conversation
+            offline,
+            open_engine,
+            welcome="welcome",
+            demo_tour="tour",
+            conversation=conversation,
+            record=record,
         )
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: ready(app.main), "the engine is up")

@@ -154,3 +154,27 @@ def test_serving_beyond_this_machine_needs_public() -> None:
     result = run("serve", "--host", "0.0.0.0")
     assert result.returncode == 2
     assert "add --public to do it anyway" in result.stderr
+
+
+def test_replay_refuses_a_file_that_is_not_a_recording(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_text('{"hello": 1}\n')
+    result = run("replay", str(path))
+    assert result.returncode == 2
+    assert (
+        result.stderr
+        == f"codex-deck: {path}: not a codex-deck recording (no recording header on line 1)\n"
+    )
+
+
+def test_replay_refuses_a_speed_that_is_not_above_zero(tmp_path: Path) -> None:
+    result = run("replay", str(tmp_path / "any.jsonl"), "--speed", "0")
+    assert result.returncode == 2
+    assert "'0': the speed must be above 0" in result.stderr
+
+
+def test_record_refuses_a_file_it_cannot_write(tmp_path: Path) -> None:
+    result = run("--demo", "--record", str(tmp_path / "missing" / "session.jsonl"))
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"codex-deck: --record {tmp_path}/missing/session.jsonl: ")
+    assert "No such file or directory" in result.stderr

@@ -4,8 +4,6 @@ rules saved from the card, and quitting with answers pending."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -21,12 +19,12 @@ from engine.events import (
 )
 from engine.interactions import Answer, Reply
 from engine.protocol import Question
+from engine.recording import read_recording
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
-from tui.backend import Backend
-from tui.replay import ReplayBackend, read_recording
+from tui.replay import ReplayBackend, playing
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.main import EngineBatch
 from tui.widgets.approval import ApprovalCard
@@ -169,11 +167,7 @@ async def test_a_form_is_checked_before_it_is_sent() -> None:
     backend = RecordingReplay(read_recording(RECORDINGS / "form.jsonl"))
     backend.answers = []
 
-    @asynccontextmanager
-    async def open_backend() -> AsyncIterator[Backend]:
-        yield backend
-
-    app = CodexDeckApp(Settings(), open_backend)
+    app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.main.query(FormCard), "the form shows")
         card = app.main.query_one(FormCard)
@@ -217,11 +211,7 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
     backend = RecordingReplay([*start, asked])
     backend.answers = []
 
-    @asynccontextmanager
-    async def open_backend() -> AsyncIterator[Backend]:
-        yield backend
-
-    app = CodexDeckApp(Settings(), open_backend)
+    app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.main.query(QuestionCard), "the card shows")
         card = app.main.query_one(QuestionCard)

@@ -35,6 +35,7 @@ from engine.events import (
 )
 from engine.interactions import Answer
 from tui.backend import Backend
+from tui.replay import ReplayBackend
 from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
@@ -150,7 +151,10 @@ class MainScreen(Screen[None]):
         for notice in said:
             if notice.level == "error":
                 self.notify(notice.text, severity="error", markup=False)
-        self.status.set_engine_state("offline demo" if backend.offline else "codex online")
+        if isinstance(backend, ReplayBackend):
+            self.status.set_engine_state("replay (read-only)")
+        else:
+            self.status.set_engine_state("offline demo" if backend.offline else "codex online")
 
     def backend_failed(self, reason: str) -> None:
         self.status.set_engine_state("codex failed to start")
@@ -351,7 +355,9 @@ class MainScreen(Screen[None]):
     @work(group="send")
     async def _respond(self, interaction_id: str, answer: Answer, conversation_id: str) -> None:
         if self.backend is not None:
-            await self.backend.respond(interaction_id, answer, conversation_id)
+            result = await self.backend.respond(interaction_id, answer, conversation_id)
+            if not result.ok:
+                self.notify(result.message, severity="error", markup=False)
 
     def _run_line(self, line: str, conversation_id: str | None = None) -> None:
         target = conversation_id or self.current

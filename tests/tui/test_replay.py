@@ -1,0 +1,107 @@
+"""`--record` saves a session from the real engine; its replay shows the same transcript."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
+from engine.recording import read_recording
+from engine.settings import Settings
+from tests.tui.conftest import Deck, transcript, until
+from tests.tui.test_app import turn_markers, type_and_send
+from tui.app import CodexDeckApp
+from tui.entries import (
+    AgentEntry,
+    ApprovalEntry,
+    CommandEntry,
+    Entry,
+    FileChangeEntry,
+    NoticeEntry,
+    UserEntry,
+)
+from tui.replay import MAX_PAUSE, READ_ONLY, ReplayBackend, playing
+from tui.widgets.approval import ApprovalCard
+
+pytestmark = pytest.mark.anyio
+
+
+def shown(entries: list[Entry]) -> list[tuple[str, ...]]:
+    """What a transcript shows, entry by entry, without ids."""
+    rows: list[tuple[str, ...]] = []
+    for entry in entries:
+        if isinstance(entry, UserEntry | AgentEntry):
+            rows.append((type(entry).__name__, entry.text))
+        elif isinstance(entry, CommandEntry):
+            rows.append(("command", entry.item.command, entry.output, entry.status))
+        elif isinstance(entry, FileChangeEntry):
+            rows.append(("change", *(c.diff for c in entry.item.changes), entry.status))
+        elif isinstance(entry, ApprovalEntry):
+            rows.append(("request", entry.info.kind, entry.info.command or "", entry.resolution))
+        elif isinstance(entry, NoticeEntry):
+            rows.append(("notice", entry.text))
+        else:
+            rows.append((type(entry).__name__,))
+    return rows
+
+
+async def test_a_recorded_session_replays_the_same_transcript(
+    deck: Deck, tmp_path: Path, workspace: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    async with deck(record=recording) as (app, pilot):
+        await type_and_send(app, pilot, "do it all")
+        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+        await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "it has focus")
+        await pilot.press("y")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await until(pilot, lambda: transcript(app).settled, "the answer is drawn")
+        live = shown(transcript(app).entries)
+    assert (workspace / "greeting.txt").exists()
+
+    events = read_recording(recording)
+    decided = [e for e in events if isinstance(e, InteractionResolved)]
+    assert [(e.outcome, e.by) for e in decided] == [("accepted", "user")]
+    assert any(isinstance(e, ItemDelta) for e in events), "deltas are recorded too"
+
+    backend = ReplayBackend(events, paused=True)
+    replay = CodexDeckApp(Settings(), playing(backend))
+    async with replay.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: replay.main.backend is not None, "the replay opens")
+        steps = 0
+        while not transcript(replay).query(ApprovalCard):
+            await pilot.press("f10")
+            steps += 1
+            await until(pilot, lambda: backend.paused, "the step is played")
+            await pilot.pause()
+        card = transcript(replay).query_one(ApprovalCard)
+        assert not card.resolved, "stepped to the request: it waits, as it did"
+        assert 1 < steps < backend.total
+        await until(pilot, lambda: card.has_focus, "the card has the focus")
+        await pilot.press("y")
+        await until(pilot, lambda: READ_ONLY in _note(replay), "the replay says it sends nothing")
+        assert not card.resolved
+        await pilot.press("f9")
+        await until(pilot, lambda: card.resolved, "the recorded answer is shown")
+        await until(pilot, lambda: backend.played == backend.total, "the replay ends")
+        await until(pilot, lambda: transcript(replay).settled, "it is drawn")
+        assert shown(transcript(replay).entries) == live
+        await replay.shut_down()
+
+
+def _note(app: CodexDeckApp) -> str:
+    return " ".join(str(n.message) for n in app._notifications)
+
+
+def notice(seq: int, at: float) -> Notice:
+    return Notice(**Stamp(seq=seq, at=at, conversation_id="c1"), level="info", text="hello")
+
+
+def test_a_replay_keeps_the_recorded_pauses_scaled_and_shortens_long_ones() -> None:
+    events = [notice(1, 100.0), notice(2, 101.0), notice(3, 101.0), notice(4, 500.0)]
+    at_twice = ReplayBackend(events, speed=2.0)
+    assert [at_twice.pause_before(i) for i in range(4)] == [0.0, 0.5, 0.0, MAX_PAUSE]
+    at_max = ReplayBackend(events, speed=math.inf)
+    assert [at_max.pause_before(i) for i in range(4)] == [0.0, 0.0, 0.0, 0.0]
