@@ -71,6 +71,15 @@ class AccountCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """Attach the image at `path` to the next message; without one, list what is attached;
+    `clear` drops it all."""
+
+    path: str | None
+    clear: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Export:
     """Write the conversation as Markdown (to `path`, else TITLE.md in its cwd)."""
 
@@ -156,6 +165,7 @@ class SideAction:
 
 Command = (
     Say
+    | Image
     | Stop
     | Reset
     | Session
@@ -304,6 +314,14 @@ def _model(rest: str) -> Command:
     return Model(words[0], words[1] if len(words) == 2 else None)
 
 
+def _image(rest: str) -> Command:
+    if rest == "clear":
+        return Image(None, clear=True)
+    if len(rest) > 1 and rest[0] == rest[-1] and rest[0] in "'\"":
+        rest = rest[1:-1]  # a path pasted with quotes around it
+    return Image(rest or None)
+
+
 def _cancel(rest: str) -> Command:
     return _interaction_and(_plain(Cancel()))(rest) if rest else Stop()
 
@@ -349,6 +367,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[NAME]",
         "move this conversation to a [providers.NAME] (a fork keeps its history); alone: list",
         lambda rest: Provider(rest or None),
+    ),
+    Usage(
+        "image",
+        "[PATH|clear]",
+        "attach a PNG/JPEG/GIF/WebP to the next message; alone: list; clear: drop them",
+        _image,
     ),
     Usage(
         "export",

@@ -11,6 +11,7 @@ from typing import Literal
 import anyio
 
 from engine.events import BUSY_STATES, ConversationInfo, ConversationState
+from engine.images import AttachedImage
 from engine.protocol import (
     ApprovalPolicy,
     KnownItem,
@@ -41,6 +42,8 @@ class Submission:
     state: SubmissionState = "queued"
     turn_id: str | None = None
     created_at: float = field(default_factory=time.time)
+    images: tuple[str, ...] = ()
+    """Paths of the images sent with the text (as `localImage` input)."""
     settled: bool = False
     """Its outcome after codex went away has been looked up (and said) in this run."""
 
@@ -57,6 +60,8 @@ class Conversation:
     generation: int = 0
     thread: ThreadOpened | None = None
     archived: bool = False
+    images: list[AttachedImage] = field(default_factory=list)
+    """Images staged for the next message."""
     queue: deque[Submission] = field(default_factory=deque)
     queue_held: bool = False
     """After a stop, queued messages wait for the next message instead of starting."""
@@ -104,6 +109,7 @@ class Conversation:
             turn_started_at=self.turn_started_at,
             grants=tuple(self.grants),
             plan_mode=self.plan_mode,
+            images=tuple(self.images),
         )
 
     def begin_turn(self, turn_id: str) -> bool:

@@ -19,7 +19,7 @@ from engine import commands
 from engine import protocol as wire
 from engine.appserver import AppServer, Transport, open_app_server, spawn_app_server, typed
 from engine.binary import find_codex
-from engine.conversation import Conversation, Conversations, Submission
+from engine.conversation import Conversation, Conversations, Submission, SubmissionMode
 from engine.emitter import Emitter
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.events import (
@@ -38,6 +38,7 @@ from engine.events import (
 from engine.export import markdown
 from engine.fanout import Subscription
 from engine.history import HISTORY_TURNS, describe_thread, history_events, last_turns
+from engine.images import ImageRefused, check_image, user_input
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
@@ -263,7 +264,7 @@ class Engine:
         many running conversations. Empty input is ignored.
         """
         conversation = self._conversations.get(conversation_id)
-        if not text.strip():
+        if not text.strip() and not conversation.images:
             return SubmitOutcome(False, None, "")
         if self.status != "online":
             reason = self._server.rpc.closed_reason or self.status
@@ -275,6 +276,13 @@ class Engine:
                 f"The message is {size / 1024:.0f} KiB; the limit is "
                 f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
             )
+        for image in conversation.images:
+            try:
+                await anyio.to_thread.run_sync(check_image, Path(image.path), self._image_limit)
+            except ImageRefused as error:
+                return self._refuse(
+                    conversation, f"{error} Nothing was sent; `/image clear` drops the images."
+                )
         idle = conversation.state not in BUSY_STATES
         if idle and not conversation.queue:
             return await self._start_now(conversation, text)
@@ -524,6 +532,8 @@ class Engine:
                     "never typed into a message.",
                 )
             return await self._describe_account(conversation)
+        if isinstance(command, commands.Image):
+            return await self._image(conversation, command)
         if isinstance(command, commands.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
@@ -676,6 +686,47 @@ class Engine:
         self._start_next(conversation)
         return self._told(conversation, f"Running {waiting} queued message(s).")
 
+    async def attach_image(self, conversation_id: str, path: Path) -> CommandResult:
+        """Stage the image at `path` (relative to the conversation's cwd) for the next
+        message, once it is checked (a PNG, JPEG, GIF or WebP by its bytes, under the size
+        limit); refused with the reason, leaving what is staged as it was."""
+        conversation = self._conversations.get(conversation_id)
+        limit = self._settings.limits.images_per_message
+        if len(conversation.images) >= limit:
+            return self._failed(
+                conversation.id,
+                f"{limit} images are already attached (the limit is {limit}); nothing was "
+                "attached.",
+            )
+        cwd = Path(conversation.cwd)
+        try:
+            image = await anyio.to_thread.run_sync(check_image, path, self._image_limit, cwd)
+        except ImageRefused as error:
+            return self._failed(conversation.id, str(error))
+        if any(staged.path == image.path for staged in conversation.images):
+            return self._failed(conversation.id, f"{image.label} is already attached.")
+        conversation.images.append(image)
+        self._router.updated(conversation)
+        return CommandResult(True, f"Attached {image.label} to your next message.")
+
+    async def _image(self, conversation: Conversation, command: commands.Image) -> CommandResult:
+        if command.path is not None:
+            result = await self.attach_image(conversation.id, Path(command.path))
+            return self._told(conversation, result.message) if result.ok else result
+        if command.clear:
+            dropped = len(conversation.images)
+            conversation.images.clear()
+            self._router.updated(conversation)
+            return self._told(conversation, f"Dropped {dropped} attached image(s).")
+        if not conversation.images:
+            return self._told(conversation, "No image is attached; /image PATH attaches one.")
+        listed = "\n".join(f"  {image.label}  {image.path}" for image in conversation.images)
+        return self._told(conversation, f"Attached to your next message:\n{listed}")
+
+    @property
+    def _image_limit(self) -> int:
+        return self._settings.limits.image_bytes
+
     async def _resend(self, conversation: Conversation) -> CommandResult:
         """Send the latest message whose outcome is unknown as a new message."""
         if not conversation.unsettled:
@@ -683,6 +734,10 @@ class Engine:
         unknown = conversation.unsettled[-1]
         if conversation.state == "result_unknown":
             conversation.state = "idle"
+        for path in unknown.images:
+            staged = await self.attach_image(conversation.id, Path(path))
+            if not staged.ok:
+                return staged
         outcome = await self.submit(conversation.id, unknown.text)
         if outcome.accepted:
             conversation.unsettled.remove(unknown)
@@ -855,6 +910,13 @@ class Engine:
         self._notice(conversation, "error", message)
         return SubmitOutcome(False, None, message)
 
+    def _submission(
+        self, conversation: Conversation, text: str, mode: SubmissionMode
+    ) -> Submission:
+        """A new message with the images staged for it."""
+        images = tuple(image.path for image in conversation.images)
+        return Submission(conversation.id, conversation.generation, text, mode, images=images)
+
     def _accepted(
         self,
         conversation: Conversation,
@@ -862,6 +924,9 @@ class Engine:
         how: Literal["started", "steered", "queued"],
         message: str,
     ) -> SubmitOutcome:
+        if submission.images:
+            conversation.images.clear()  # they went with it
+            self._router.updated(conversation)
         event = SubmissionAccepted(
             **self._emitter.stamp(conversation.id),
             submission_id=submission.id,
@@ -904,7 +969,7 @@ class Engine:
         full = self._room_to_run(conversation)
         if full is not None:
             return self._refuse(conversation, full)
-        submission = Submission(conversation.id, conversation.generation, text, "start")
+        submission = self._submission(conversation, text, "start")
         if not await self._run(conversation, submission, announce=True):
             return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
         return SubmitOutcome(True, "started", "Sent.", submission.id)
@@ -928,7 +993,7 @@ class Engine:
                 f"{limit} messages are already waiting in this conversation (the limit is "
                 f"{limit}). Nothing was sent.",
             )
-        submission = Submission(conversation.id, conversation.generation, text, "queue")
+        submission = self._submission(conversation, text, "queue")
         conversation.queue.append(submission)
         self._journal.submission(submission)
         outcome = self._accepted(
@@ -947,13 +1012,13 @@ class Engine:
     async def _steer(self, conversation: Conversation, text: str) -> SubmitOutcome:
         assert conversation.thread_id is not None
         assert conversation.turn_id is not None
-        submission = Submission(conversation.id, conversation.generation, text, "steer")
+        submission = self._submission(conversation, text, "steer")
         submission.state = "sent"
         submission.turn_id = conversation.turn_id
         params = wire.TurnSteerParams(
             thread_id=conversation.thread_id,
             expected_turn_id=conversation.turn_id,
-            input=[wire.TextInput(text=text)],
+            input=user_input(text, submission.images),
             client_user_message_id=submission.id,
         )
         await self._journal.sent(submission)
@@ -1006,7 +1071,7 @@ class Engine:
         submission.state = "sent"
         params = wire.TurnStartParams(
             thread_id=thread_id,
-            input=[wire.TextInput(text=submission.text)],
+            input=user_input(submission.text, submission.images),
             client_user_message_id=submission.id,
             approval_policy=conversation.approval_policy,
             model=conversation.model,

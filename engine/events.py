@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
+from engine.images import AttachedImage
 from engine.protocol import FileChange, KnownItem, Question, TokenUsage, UnknownItem
 
 ConversationState = Literal[
@@ -75,6 +76,8 @@ class ConversationInfo:
     grants: tuple[str, ...] = ()
     """Approvals in force beyond a single request (for the session, or saved rules)."""
     plan_mode: bool = False
+    images: tuple[AttachedImage, ...] = ()
+    """Images staged for the next message."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,7 +64,7 @@ class Journal:
             return
         self.store.put(
             "INSERT INTO submissions (id, conversation_id, generation, text, mode, state, "
-            "turn_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "turn_id, created_at, updated_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
             "turn_id = excluded.turn_id, updated_at = excluded.updated_at",
             (
@@ -77,6 +77,7 @@ class Journal:
                 submission.turn_id,
                 submission.created_at,
                 time.time(),
+                json.dumps(list(submission.images)),
             ),
         )
 

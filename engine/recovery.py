@@ -93,4 +93,5 @@ def restored_submission(stored: StoredSubmission) -> Submission:
         state=cast(SubmissionState, stored.state),
         turn_id=stored.turn_id,
         created_at=stored.created_at,
+        images=stored.images,
     )

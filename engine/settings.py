@@ -78,6 +78,10 @@ class LimitsSettings(_Section):
     """Characters a side answer may have; past it the answer is cut and a notice says so."""
     restarts: int = Field(default=6, ge=0)
     """Failed starts in a row after which codex-deck stops restarting a codex that died."""
+    image_bytes: int = Field(default=20 * 1024 * 1024, ge=1)
+    """The largest image that may be attached to a message."""
+    images_per_message: int = Field(default=10, ge=1)
+    """Images that may be attached to one message."""
 
 
 class StoreSettings(_Section):

@@ -11,6 +11,7 @@ the next ones; the app keeps working from memory meanwhile.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import time
@@ -26,7 +27,7 @@ from engine.errors import CodexDeckError
 
 MAX_PENDING_WRITES = 50_000
 """Writes kept in memory while the disk refuses them (the oldest go first past this)."""
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 MIGRATIONS: tuple[str, ...] = (
     # 1: conversations, their threads, submissions and requests.
     """
@@ -88,6 +89,10 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE conversations ADD COLUMN model TEXT;
     ALTER TABLE conversations ADD COLUMN reasoning_effort TEXT;
     """,
+    # 4: the images sent with a message (a JSON list of paths).
+    """
+    ALTER TABLE submissions ADD COLUMN images TEXT NOT NULL DEFAULT '[]';
+    """,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -126,6 +131,7 @@ class StoredSubmission:
     state: str
     turn_id: str | None
     created_at: float
+    images: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,11 +225,25 @@ class Store:
             for r in rows
         ]
         rows = self._connection.execute(
-            "SELECT id, conversation_id, generation, text, mode, state, turn_id, created_at "
-            "FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
+            "SELECT id, conversation_id, generation, text, mode, state, turn_id, created_at, "
+            "images FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
             "ORDER BY created_at, rowid"
         ).fetchall()
-        return Loaded(conversations, [StoredSubmission(*r) for r in rows])
+        submissions = [
+            StoredSubmission(
+                id=r[0],
+                conversation_id=r[1],
+                generation=r[2],
+                text=r[3],
+                mode=r[4],
+                state=r[5],
+                turn_id=r[6],
+                created_at=r[7],
+                images=_paths(r[8]),
+            )
+            for r in rows
+        ]
+        return Loaded(conversations, submissions)
 
     def threads(self, conversation_id: str) -> dict[int, str]:
         """Every Codex thread the conversation had, by generation (blocking)."""
@@ -295,6 +315,14 @@ class Store:
         self.problem = why
         if first:
             self.on_problem(why)
+
+
+def _paths(stored: str) -> tuple[str, ...]:
+    try:
+        paths = json.loads(stored)
+    except json.JSONDecodeError:
+        return ()
+    return tuple(p for p in paths if isinstance(p, str)) if isinstance(paths, list) else ()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -197,6 +197,8 @@ class CodexDeckApp(App[None]):
         owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane, SidePanel]
         for owner in owners:
             for binding in owner.BINDINGS:
+                if owner is self and not self.check_action(binding.action, ()):
+                    continue  # keys of a mode not in use (the replay's)
                 if isinstance(binding, Binding) and binding.id:
                     key = self.settings.ui.keys.get(binding.id, binding.key)
                     keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))

@@ -33,6 +33,7 @@ class Entry:
 class UserEntry(Entry):
     text: str = ""
     steered: bool = False
+    images: tuple[str, ...] = ()
 
 
 @dataclass(eq=False, kw_only=True)

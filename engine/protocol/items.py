@@ -31,6 +31,16 @@ class UserMessageItem(WireModel):
             if part.get("type") == "text" and isinstance(part.get("text"), str)
         )
 
+    @property
+    def images(self) -> tuple[str, ...]:
+        """The images sent with it: local paths, or URLs."""
+        found = []
+        for part in self.content:
+            value = part.get("path") if part.get("type") == "localImage" else part.get("url")
+            if part.get("type") in ("localImage", "image") and isinstance(value, str):
+                found.append(value)
+        return tuple(found)
+
 
 class AgentMessageItem(WireModel):
     """A message from the agent; streamed as `item/agentMessage/delta`."""

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.conversation import Submission
+from engine.journal import Journal
+from engine.recovery import restored_submission
 from engine.store import SCHEMA_VERSION, Store, StoreError, migrate
 
 pytestmark = pytest.mark.anyio
@@ -59,8 +62,24 @@ def test_a_store_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_path: Pa
     loaded = store.load()
     [conversation] = loaded.conversations
     assert (conversation.id, conversation.title, conversation.plan_mode) == ("c1", "Kept", False)
-    assert [(s.id, s.text, s.state) for s in loaded.submissions] == [("s1", "hello", "sent")]
+    assert [(s.id, s.text, s.state, s.images) for s in loaded.submissions] == [
+        ("s1", "hello", "sent", ())
+    ]
     assert store.trace_rows("c1") == []
+    store.close()
+
+
+async def test_the_images_of_a_message_are_kept_with_it(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "store.sqlite3")
+    journal = Journal(store, trace_limit=100)
+    store.put(CONVERSATION, ("c1",))
+    submission = Submission("c1", 0, "look", "start", images=("/w/a.png", "/w/b.jpg"))
+    submission.state = "sent"
+    journal.submission(submission)
+    assert await store.flush()
+    [loaded] = store.load().submissions
+    assert (loaded.id, loaded.images) == (submission.id, ("/w/a.png", "/w/b.jpg"))
+    assert restored_submission(loaded).images == ("/w/a.png", "/w/b.jpg")
     store.close()
 
 
@@ -69,7 +88,8 @@ def test_a_store_from_a_newer_codex_deck_is_refused(tmp_path: Path) -> None:
     newer = sqlite3.connect(path)
     newer.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     newer.close()
-    with pytest.raises(StoreError, match=r"newer codex-deck \(schema 4; this one knows up to 3\)"):
+    newer_than = rf"\(schema {SCHEMA_VERSION + 1}; this one knows up to {SCHEMA_VERSION}\)"
+    with pytest.raises(StoreError, match=rf"newer codex-deck {newer_than}"):
         Store.open(path)
 
 

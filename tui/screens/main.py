@@ -102,6 +102,7 @@ class MainScreen(Screen[None]):
             with Vertical(id="center"):
                 yield ContentSwitcher(id="transcripts")
                 yield Static(id="queue", markup=False)
+                yield Static(id="attachments", markup=False)
                 yield CommandCompletion()
                 yield Static(id="composer-note", markup=False)
                 yield Composer()
@@ -223,6 +224,8 @@ class MainScreen(Screen[None]):
             await switcher.mount(Transcript(info.id, self._welcome, info.cwd))
         if info.queued == 0:
             self._queued.pop(info.id, None)
+        if info.id == self.current:
+            self._refresh_attachments()
 
     def _transcript(self, conversation_id: str) -> Transcript | None:
         found = self.query(f"#transcript-{conversation_id}")
@@ -258,6 +261,7 @@ class MainScreen(Screen[None]):
         self.query_one(TracePane).show(conversation_id)
         self.query_one(SidePanel).show(conversation_id)
         self._refresh_status()
+        self._refresh_attachments()
         self._refresh_queue()
 
     def _refresh_status(self) -> None:
@@ -273,6 +277,30 @@ class MainScreen(Screen[None]):
             f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
         ]
         strip.update("\n".join(lines))
+
+    def _refresh_attachments(self) -> None:
+        info = self._infos.get(self.current or "")
+        images = info.images if info is not None else ()
+        strip = self.query_one("#attachments", Static)
+        strip.display = bool(images)
+        chips = "  ".join(f"[{image.label}]" for image in images)
+        strip.update(f"📎 {chips}  — sent with your next message · /image clear drops them")
+
+    @on(Composer.ImagePasted)
+    def _image_pasted(self, event: Composer.ImagePasted) -> None:
+        if self.backend is not None and self.current is not None:
+            self._attach_pasted(self.current, event.path)
+
+    @work(group="send")
+    async def _attach_pasted(self, conversation_id: str, path: str) -> None:
+        """Attach a pasted image path; when it cannot be, say why and type the path instead."""
+        assert self.backend is not None
+        result = await self.backend.execute(conversation_id, f"/image {path}")
+        if result.ok:
+            self._note("")
+        else:
+            self._note(f"Not attached: {result.message}")
+            self.query_one(Composer).insert(path)
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:

@@ -16,6 +16,7 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from engine.commands import COMMANDS, Usage
+from engine.images import IMAGE_SUFFIXES
 
 HISTORY_KEPT = 200
 
@@ -92,6 +93,17 @@ class Composer(TextArea):
         def control(self) -> Composer:
             return self.composer
 
+    @dataclass
+    class ImagePasted(Message):
+        """A path to an image was pasted: attach it (or, if it cannot be, type it)."""
+
+        composer: Composer
+        path: str
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
     def __init__(self) -> None:
         super().__init__(
             id="composer",
@@ -157,6 +169,15 @@ class Composer(TextArea):
         else:
             await super()._on_key(event)
 
+    async def _on_paste(self, event: events.Paste) -> None:
+        path = image_path(event.text)
+        if path is None or self.read_only:
+            await super()._on_paste(event)
+            return
+        event.stop()
+        event.prevent_default()
+        self.post_message(self.ImagePasted(self, path))
+
     def _stop(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
@@ -182,3 +203,15 @@ class Composer(TextArea):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.completion.show(completions(self.text))
+
+
+def image_path(pasted: str) -> str | None:
+    """The path in a paste that is only a path to an image file (by its name: a terminal
+    pastes a dragged file as its path, often quoted or as a file:// URL)."""
+    text = pasted.strip()
+    if "\n" in text or len(text) < 2:
+        return None
+    if text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    text = text.removeprefix("file://")
+    return text if text.lower().endswith(IMAGE_SUFFIXES) else None

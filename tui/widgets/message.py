@@ -28,7 +28,8 @@ class UserMessage(Static):
     def __init__(self, entry: UserEntry) -> None:
         label = "steer › " if entry.steered else "› "
         classes = "-steered" if entry.steered else ""
-        super().__init__(label + inert(entry.text), markup=False, classes=classes)
+        attached = "".join(f"\n📎 {inert(image)}" for image in entry.images)
+        super().__init__(label + inert(entry.text) + attached, markup=False, classes=classes)
         self.entry = entry
 
     @property

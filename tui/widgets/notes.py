@@ -84,7 +84,9 @@ def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
     if isinstance(item, ImageViewItem):
         return f"looked at image {item.path}"
     if isinstance(item, ImageGenerationItem):
-        return f"generated image {item.saved_path or ''} · {status}"
+        saved = f"saved to {item.saved_path}" if item.saved_path else "not saved"
+        prompt = f"\n  prompt: {item.revised_prompt}" if item.revised_prompt else ""
+        return f"generated an image, {saved} · {status}{prompt}"
     if isinstance(item, ContextCompactionItem):
         return "the conversation history was compacted"
     if isinstance(item, ReviewModeItem):

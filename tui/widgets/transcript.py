@@ -188,7 +188,8 @@ class Transcript(VerticalScroll, can_focus=False):
         if isinstance(item, UserMessageItem):
             steered = event.turn_id in self._users_by_turn
             self._users_by_turn.add(event.turn_id)
-            self._add(UserEntry(key=item.id, text=item.text, steered=steered))
+            entry = UserEntry(key=item.id, text=item.text, steered=steered, images=item.images)
+            self._add(entry)
         elif isinstance(item, AgentMessageItem):
             self._add(AgentEntry(key=item.id, text=item.text))
         elif isinstance(item, ReasoningItem):
@@ -224,7 +225,7 @@ class Transcript(VerticalScroll, can_focus=False):
         entry = self._by_key.get(item.id)
         if entry is None:
             if isinstance(item, UserMessageItem):
-                self._add(UserEntry(key=item.id, text=item.text))
+                self._add(UserEntry(key=item.id, text=item.text, images=item.images))
             elif isinstance(item, AgentMessageItem):
                 self._add(AgentEntry(key=item.id, text=item.text))
             elif isinstance(item, CommandExecutionItem):
