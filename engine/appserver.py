@@ -37,6 +37,7 @@ from engine.protocol import (
     ThreadReadResult,
     ThreadResumeParams,
     ThreadStartParams,
+    ThreadUnarchiveParams,
     TurnInterruptParams,
     TurnStartParams,
     TurnStartResult,
@@ -131,6 +132,9 @@ class AppServer:
 
     async def thread_archive(self, params: ThreadArchiveParams) -> EmptyResult:
         return await self.call("thread/archive", params, EmptyResult)
+
+    async def thread_unarchive(self, params: ThreadUnarchiveParams) -> EmptyResult:
+        return await self.call("thread/unarchive", params, EmptyResult)
 
     async def turn_start(self, params: TurnStartParams) -> TurnStartResult:
         return await self.call("turn/start", params, TurnStartResult)

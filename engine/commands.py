@@ -71,6 +71,13 @@ class AccountCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class Unarchive:
+    """Bring back an archived conversation (by id or id prefix); without one, list them."""
+
+    reference: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class Image:
     """Attach the image at `path` to the next message; without one, list what is attached;
     `clear` drops it all."""
@@ -166,6 +173,7 @@ class SideAction:
 Command = (
     Say
     | Image
+    | Unarchive
     | Stop
     | Reset
     | Session
@@ -402,6 +410,12 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage("rename", "TITLE", "rename this conversation", _needs_text(Rename)),
     Usage("archive", "", "archive this conversation", _no_arguments(Archive())),
+    Usage(
+        "unarchive",
+        "[ID]",
+        "bring back an archived conversation; alone: list them",
+        lambda rest: Unarchive(rest or None),
+    ),
     Usage(
         "queue",
         "TEXT",

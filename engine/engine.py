@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Literal, cast
@@ -44,9 +45,11 @@ from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
 from engine.models import describe_model, model_named, unknown_model
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.recording import RecordingError, event_from_json
 from engine.restore import Restorer
 from engine.router import Router
 from engine.rpc import Incoming, Notification
+from engine.search import SearchHit, like_pattern, search_events
 from engine.session import SessionInfo, session_info
 from engine.settings import Settings
 from engine.side_chat import SideChat
@@ -59,6 +62,8 @@ MAX_INPUT_BYTES = 64 * 1024
 STOP_WAIT_SECONDS = 3.0
 """How long /stop waits for the turn to end before it says "stop requested"."""
 SHUTDOWN_SECONDS = 3.0
+SEARCH_HITS = 50
+"""Hits a search returns at most."""
 THREADS_LISTED = 20
 THREAD_ID_SHOWN = 13
 THREADS_SEARCHED = 200
@@ -254,6 +259,32 @@ class Engine:
                 await self._server.thread_archive(params)
         self._router.updated(conversation)
         return self._info(conversation)
+
+    async def unarchive(self, reference: str) -> CommandResult:
+        """Bring back an archived conversation of the store (by id, or a unique prefix)."""
+        store = self._journal.store
+        if store is None:
+            return self._failed(None, "Nothing is archived: this codex-deck keeps no store.")
+        loaded = await anyio.to_thread.run_sync(store.load)
+        found = [c for c in loaded.conversations if c.archived and c.id.startswith(reference)]
+        if len(found) != 1:
+            how = "No archived conversation's" if not found else "More than one archived"
+            return self._failed(None, f"{how} id starts with {reference!r}; /unarchive lists them.")
+        conversation = await self._restorer.unarchive(found[0].id)
+        if conversation is None:
+            return self._failed(None, f"{found[0].title!r} could not be brought back.")
+        return CommandResult(
+            True, f"Brought back {conversation.title!r}.", conversation_id=conversation.id
+        )
+
+    async def _list_archived(self, conversation: Conversation) -> CommandResult:
+        store = self._journal.store
+        loaded = await anyio.to_thread.run_sync(store.load) if store is not None else None
+        archived = [c for c in loaded.conversations if c.archived] if loaded else []
+        if not archived:
+            return self._told(conversation, "No conversation is archived.")
+        listed = "\n".join(f"  {c.id[:8]}  {c.title}" for c in archived)
+        return self._told(conversation, f"Archived (/unarchive ID brings one back):\n{listed}")
 
     async def submit(
         self, conversation_id: str, text: str, mode: SubmitMode = "auto"
@@ -534,6 +565,10 @@ class Engine:
             return await self._describe_account(conversation)
         if isinstance(command, commands.Image):
             return await self._image(conversation, command)
+        if isinstance(command, commands.Unarchive):
+            if command.reference is None:
+                return await self._list_archived(conversation)
+            return await self.unarchive(command.reference)
         if isinstance(command, commands.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
@@ -857,6 +892,35 @@ class Engine:
         """What codex-deck said that belongs to no conversation (a store moved aside, codex
         restarted), oldest first; also what it said while opening, before anyone listened."""
         return [e for e in self._emitter.general.all_events() if isinstance(e, Notice)]
+
+    async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
+        """Where the conversations (archived ones too, from the store) say `query`, in
+        messages, reasoning, commands, their output and diffs; newest first."""
+        query = query.strip()
+        if not query:
+            return []
+        kept = [
+            (conversation.title, self._emitter.trace(conversation.id).all_events())
+            for conversation in self._conversations.all()
+            if not conversation.archived
+        ]
+
+        def in_memory() -> list[SearchHit]:
+            return [hit for title, got in kept for hit in search_events(got, query, title, limit)]
+
+        hits = await anyio.to_thread.run_sync(in_memory)
+        store = self._journal.store
+        if store is not None:
+            rows = await anyio.to_thread.run_sync(
+                store.archived_items_like, like_pattern(query), limit
+            )
+            for _, title, thread_id, text in rows:
+                with contextlib.suppress(RecordingError, ValueError):
+                    event = event_from_json(json.loads(text))
+                    for hit in search_events([event], query, title, limit):
+                        hits.append(replace(hit, archived=True, thread_id=thread_id))
+        hits.sort(key=lambda hit: hit.at, reverse=True)
+        return hits[:limit]
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """Every kept event of the conversation in order, earlier runs' included."""

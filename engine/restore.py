@@ -27,7 +27,7 @@ from engine.recording import RecordingError, event_from_json
 from engine.recovery import restored_conversation, restored_submission, settle
 from engine.router import Router
 from engine.settings import Settings
-from engine.store import StoredSubmission
+from engine.store import StoredConversation, StoredSubmission
 
 SETTLE_TURNS = 20
 """How many of a thread's last turns are searched for a message that was in flight."""
@@ -86,13 +86,7 @@ class Restorer:
         for stored in loaded.conversations:
             if stored.archived:
                 continue
-            conversation = restored_conversation(stored)
-            self._conversations.add(conversation)
-            for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
-                with contextlib.suppress(RecordingError, ValueError):
-                    self._emitter.restore(event_from_json(json.loads(text)), turn_id)
-            if stored.thread_id is not None:
-                self._conversations.bind(conversation, stored.thread_id)
+            conversation = await self._add(stored)
             for kept in waiting.get(conversation.id, []):
                 submission = restored_submission(kept)
                 if kept.state == "queued":
@@ -102,6 +96,40 @@ class Restorer:
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
         await self.resume_all()
+
+    async def _add(self, stored: StoredConversation) -> Conversation:
+        """A stored conversation back among the engine's, with its trace and thread."""
+        store = self._journal.store
+        assert store is not None
+        conversation = restored_conversation(stored)
+        self._conversations.add(conversation)
+        for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
+            with contextlib.suppress(RecordingError, ValueError):
+                self._emitter.restore(event_from_json(json.loads(text)), turn_id)
+        if stored.thread_id is not None:
+            self._conversations.bind(conversation, stored.thread_id)
+        return conversation
+
+    async def unarchive(self, conversation_id: str) -> Conversation | None:
+        """Bring an archived conversation of the store back (its codex thread unarchived and
+        resumed); None if the store has no archived conversation of that id."""
+        store = self._journal.store
+        if store is None:
+            return None
+        loaded = await anyio.to_thread.run_sync(store.load)
+        found = [c for c in loaded.conversations if c.id == conversation_id and c.archived]
+        if not found:
+            return None
+        conversation = await self._add(found[0])
+        conversation.archived = False
+        if conversation.thread_id is not None:
+            with contextlib.suppress(RpcError, ConnectionClosed):
+                params = wire.ThreadUnarchiveParams(thread_id=conversation.thread_id)
+                await self._server().thread_unarchive(params)
+        self._journal.conversation(conversation)
+        await self.resume(conversation)
+        self._router.updated(conversation)
+        return conversation
 
     async def resume_all(self) -> None:
         """Resume every conversation's thread in this app-server, then settle what was in

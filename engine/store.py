@@ -269,6 +269,21 @@ class Store:
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def archived_items_like(
+        self, pattern: str, limit: int
+    ) -> list[tuple[str, str, str | None, str]]:
+        """Completed items of archived conversations whose stored JSON is LIKE `pattern`
+        (escape `\\`), newest first: (conversation id, title, thread id, event as JSON)
+        (blocking)."""
+        rows = self._connection.execute(
+            "SELECT t.conversation_id, c.title, c.thread_id, t.event FROM trace t "
+            "JOIN conversations c ON c.id = t.conversation_id "
+            'WHERE c.archived = 1 AND t.event LIKE \'{"type": "ItemCompleted"%\' '
+            "AND t.event LIKE ? ESCAPE '\\' ORDER BY t.seq DESC LIMIT ?",
+            (pattern, limit),
+        ).fetchall()
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
+
     def put(self, sql: str, params: Sequence[Any]) -> None:
         """Queue a write; it is committed soon, or at the next `flush()`."""
         self._pending.append((sql, params))

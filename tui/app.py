@@ -29,6 +29,7 @@ from tui.screens.confirm import ConfirmScreen
 from tui.screens.help import HelpScreen
 from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
 from tui.screens.sign_in import OpenAccount, SignInScreen
+from tui.search_provider import ConversationSearch
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.form import FormCard
@@ -58,6 +59,7 @@ class CodexDeckApp(App[None]):
 
     TITLE = "codex-deck"
     CSS_PATH = [STYLESHEET]
+    COMMANDS = App.COMMANDS | {ConversationSearch}
     BINDINGS = [
         Binding("f1", "help", "Keys", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
@@ -197,11 +199,12 @@ class CodexDeckApp(App[None]):
         owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane, SidePanel]
         for owner in owners:
             for binding in owner.BINDINGS:
+                if not isinstance(binding, Binding) or not binding.id:
+                    continue
                 if owner is self and not self.check_action(binding.action, ()):
                     continue  # keys of a mode not in use (the replay's)
-                if isinstance(binding, Binding) and binding.id:
-                    key = self.settings.ui.keys.get(binding.id, binding.key)
-                    keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))
+                key = self.settings.ui.keys.get(binding.id, binding.key)
+                keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))
         self.push_screen(HelpScreen(keys))
 
     async def action_quit(self) -> None:

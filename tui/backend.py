@@ -10,7 +10,7 @@ from typing import Protocol
 
 import anyio
 
-from engine.engine import Attach, CommandResult, Engine, SubmitMode, SubmitOutcome
+from engine.engine import SEARCH_HITS, Attach, CommandResult, Engine, SubmitMode, SubmitOutcome
 from engine.events import (
     ConversationInfo,
     EngineEvent,
@@ -24,6 +24,7 @@ from engine.interactions import Answer
 from engine.offline import offline_settings
 from engine.protocol import ModelInfo
 from engine.scripted_model import run_scripted_model
+from engine.search import SearchHit
 from engine.session import SessionInfo
 from engine.settings import Settings
 from engine.store import Store, default_path
@@ -74,6 +75,8 @@ class Backend(Protocol):
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]: ...
 
     async def export_trace(self, conversation_id: str, path: Path) -> int: ...
+
+    async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]: ...
 
     def side_chats(self, conversation_id: str) -> list[SideChatInfo]: ...
 

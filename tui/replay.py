@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 
-from engine.engine import CommandResult, SubmitMode, SubmitOutcome
+from engine.engine import SEARCH_HITS, CommandResult, SubmitMode, SubmitOutcome
 from engine.events import (
     ConversationInfo,
     ConversationUpdated,
@@ -32,6 +32,7 @@ from engine.events import (
 from engine.fanout import Fanout, Subscription
 from engine.interactions import Answer
 from engine.protocol import ModelInfo
+from engine.search import SearchHit, search_events
 from engine.session import SessionInfo
 from engine.trace import Redactor, jsonl
 from tui.backend import Backend, OpenBackend
@@ -243,6 +244,21 @@ class ReplayBackend:
         self, conversation_id: str, side_chat_id: str | None = None
     ) -> CommandResult:
         return CommandResult(False, READ_ONLY)
+
+    async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
+        """Search what has been played so far."""
+        played = self._events[: self.played]
+        hits = [
+            hit
+            for info in self._infos.values()
+            for hit in search_events(
+                [e for e in played if e.conversation_id == info.id],
+                query.strip(),
+                info.title,
+                limit,
+            )
+        ]
+        return sorted(hits, key=lambda hit: hit.at, reverse=True)[:limit]
 
     async def export_trace(self, conversation_id: str, path: Path) -> int:
         chosen = [e for e in self._events if e.conversation_id == conversation_id]

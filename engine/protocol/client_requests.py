@@ -187,6 +187,12 @@ class ThreadArchiveParams(WireModel):
     thread_id: str
 
 
+class ThreadUnarchiveParams(WireModel):
+    method: ClassVar[str] = "thread/unarchive"
+    schema_name = "ThreadUnarchiveParams"
+    thread_id: str
+
+
 class TurnStartResult(WireModel):
     schema_name = "TurnStartResponse"
     turn: Turn

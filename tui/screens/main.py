@@ -34,6 +34,7 @@ from engine.events import (
     TurnStarted,
 )
 from engine.interactions import Answer
+from engine.search import SearchHit
 from tui.backend import Backend
 from tui.replay import ReplayBackend
 from tui.screens.models import ModelPicker
@@ -42,6 +43,8 @@ from tui.screens.raw import RawEventScreen
 from tui.widgets.card import InteractionCard
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
+from tui.widgets.find_bar import Closed as FindClosed
+from tui.widgets.find_bar import FindBar
 from tui.widgets.message import AgentMessage
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
@@ -81,6 +84,7 @@ class MainScreen(Screen[None]):
         Binding("ctrl+l", "focus_composer", "Composer", id="composer.focus", show=False),
         Binding("f3", "session", "Session", id="conversation.session", show=False),
         Binding("f4", "toggle_side", "Side", id="side.toggle"),
+        Binding("ctrl+f,slash", "find", "Find", id="find.open", show=False),
     ]
 
     def __init__(self, welcome: str, demo_tour: str, conversation: str | None = None) -> None:
@@ -105,6 +109,7 @@ class MainScreen(Screen[None]):
                 yield Static(id="attachments", markup=False)
                 yield CommandCompletion()
                 yield Static(id="composer-note", markup=False)
+                yield FindBar(self._current_transcript)
                 yield Composer()
             yield SidePanel()
             yield TracePane()
@@ -227,6 +232,32 @@ class MainScreen(Screen[None]):
         if info.id == self.current:
             self._refresh_attachments()
 
+    def _current_transcript(self) -> Transcript | None:
+        return self._transcript(self.current) if self.current is not None else None
+
+    def action_find(self) -> None:
+        """Find text in the conversation shown (ctrl+f, or / outside the composer)."""
+        self.query_one(FindBar).open()
+
+    async def open_search_hit(self, hit: SearchHit, query: str) -> None:
+        """Show the conversation of a hit from the palette's search, finding `query` in it
+        (an archived one is brought back first)."""
+        if self.backend is None or self.current is None:
+            return
+        if hit.archived:
+            result = await self.backend.execute(self.current, f"/unarchive {hit.conversation_id}")
+            if not result.ok or result.conversation_id is None:
+                self.notify(result.message, severity="error", markup=False)
+                return
+            await self._show_created(result.conversation_id)
+        elif hit.conversation_id in self._infos:
+            await self.show_conversation(hit.conversation_id)
+        self.query_one(FindBar).open(query)
+
+    @on(FindClosed)
+    def _find_closed(self) -> None:
+        self.query_one(Composer).focus()
+
     def _transcript(self, conversation_id: str) -> Transcript | None:
         found = self.query(f"#transcript-{conversation_id}")
         return found.first(Transcript) if found else None
@@ -255,6 +286,9 @@ class MainScreen(Screen[None]):
         await transcript.apply(events)
 
     async def show_conversation(self, conversation_id: str) -> None:
+        find = self.query_one(FindBar)
+        if find.is_open and conversation_id != self.current:
+            find.action_close()
         self.current = conversation_id
         self.query_one(ContentSwitcher).current = f"transcript-{conversation_id}"
         self.query_one(ConversationList).show(conversation_id)

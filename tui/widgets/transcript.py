@@ -47,6 +47,7 @@ from tui.entries import (
     TurnEntry,
     UserEntry,
 )
+from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
@@ -89,6 +90,8 @@ class Transcript(VerticalScroll, can_focus=False):
     Transcript > .welcome { color: $text-muted; margin: 1 0 0 0; padding: 0 1; }
     Transcript > .earlier { color: $text-muted; text-align: center; display: none; }
     Transcript > .earlier.-shown { display: block; }
+    Transcript > .-found { background: $warning 12%; }
+    Transcript > .-found-current { background: $warning 30%; }
     """
 
     def __init__(self, conversation_id: str, welcome: str, cwd: str = "") -> None:
@@ -106,6 +109,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._streaming: set[Streamed] = set()
         self._flush_scheduled = False
         self._earlier = Static("", classes="earlier", markup=False)
+        self._found: set[int] = set()
+        self._found_current: int | None = None
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -318,6 +323,34 @@ class Transcript(VerticalScroll, can_focus=False):
             await self.mount_all(widgets)
         self._show_earlier_line()
         self.scroll_to_widget(widgets[0], animate=False, top=True)
+
+    def search_texts(self) -> list[tuple[int, str, str]]:
+        """Every searchable text, as (entry index, what it is, text)."""
+        return [
+            (index, where, text)
+            for index, entry in enumerate(self._entries)
+            for where, text in entry_texts(entry)
+        ]
+
+    async def reveal(self, index: int) -> Widget | None:
+        """Make sure entry `index` has a widget (bringing back older ones) and return it."""
+        if not 0 <= index < len(self._entries):
+            return None
+        while index < self._first_shown:
+            await self.action_show_earlier()
+        return self._entries[index].widget
+
+    def mark_found(self, entries: set[int], current: int | None) -> None:
+        """Tint the entries with a match, the current one more; an empty set clears it."""
+        self._found, self._found_current = entries, current
+        for index in range(self._first_shown, len(self._entries)):
+            self._mark_found(index)
+
+    def _mark_found(self, index: int) -> None:
+        widget = self._entries[index].widget
+        if widget is not None:
+            widget.set_class(index in self._found and index != self._found_current, "-found")
+            widget.set_class(index == self._found_current, "-found-current")
 
     def on_click(self) -> None:
         if self._earlier.has_class("-shown") and self._earlier.mouse_hover:

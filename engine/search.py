@@ -1,0 +1,106 @@
+"""Finding text in what conversations said and did: messages, reasoning, commands and their
+output, diffs. Case-insensitive; each hit comes with a one-line excerpt around the match."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from engine.events import EngineEvent, ItemCompleted
+from engine.protocol import (
+    AgentMessageItem,
+    CommandExecutionItem,
+    FileChangeItem,
+    KnownItem,
+    ReasoningItem,
+    UnknownItem,
+    UserMessageItem,
+)
+
+EXCERPT_CHARS = 90
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchHit:
+    """Where a conversation says the text searched for."""
+
+    conversation_id: str
+    title: str
+    where: str
+    """you, codex, reasoning, command, command output or diff."""
+    excerpt: str
+    at: float
+    archived: bool = False
+    thread_id: str | None = None
+
+
+def item_texts(item: KnownItem | UnknownItem) -> list[tuple[str, str]]:
+    """The searchable texts of an item, each with what it is."""
+    if isinstance(item, UserMessageItem):
+        return [("you", item.text)]
+    if isinstance(item, AgentMessageItem):
+        return [("codex", item.text)]
+    if isinstance(item, ReasoningItem):
+        return [("reasoning", "\n".join(item.summary))]
+    if isinstance(item, CommandExecutionItem):
+        return [("command", item.command), ("command output", item.aggregated_output or "")]
+    if isinstance(item, FileChangeItem):
+        return [("diff", f"{change.path}\n{change.diff}") for change in item.changes]
+    return []
+
+
+def matches(text: str, query: str) -> Iterator[int]:
+    """Where `query` starts in `text`, ignoring case, left to right (not overlapping)."""
+    if not query:
+        return
+    haystack, needle = text.lower(), query.lower()
+    at = haystack.find(needle)
+    while at != -1:
+        yield at
+        at = haystack.find(needle, at + len(needle))
+
+
+def excerpt(text: str, start: int, length: int, width: int = EXCERPT_CHARS) -> str:
+    """The line around a match, cut to about `width` characters, with … where it was cut."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start + length)
+    line_end = len(text) if line_end == -1 else line_end
+    margin = max(0, (width - length) // 2)
+    left = max(line_start, start - margin)
+    right = min(line_end, start + length + margin)
+    cut = text[left:right].replace("\t", " ")
+    return ("…" if left > line_start else "") + cut + ("…" if right < line_end else "")
+
+
+def search_events(
+    events: Iterable[EngineEvent], query: str, title: str, limit: int
+) -> list[SearchHit]:
+    """The first match of each searchable text of each completed item, newest first."""
+    hits: list[SearchHit] = []
+    for event in reversed(list(events)):
+        if not isinstance(event, ItemCompleted) or event.conversation_id is None:
+            continue
+        for where, text in item_texts(event.item):
+            start = next(matches(text, query), None)
+            if start is None:
+                continue
+            hits.append(
+                SearchHit(
+                    conversation_id=event.conversation_id,
+                    title=title,
+                    where=where,
+                    excerpt=excerpt(text, start, len(query)),
+                    at=event.at,
+                )
+            )
+            if len(hits) >= limit:
+                return hits
+    return hits
+
+
+def like_pattern(query: str) -> str:
+    """A LIKE pattern (escape `\\`) for the query as it appears inside stored JSON text."""
+    quoted = json.dumps(query, ensure_ascii=False)[1:-1]
+    escaped = quoted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
