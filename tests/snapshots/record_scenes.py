@@ -213,6 +213,23 @@ def normalize(events: list[EngineEvent], workspace: str) -> list[dict[str, Any]]
     return rows
 
 
+def timed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows on a made-up clock that looks like a real turn: 20 ms between streamed
+    pieces, 100 ms between other events, a command that runs 0.8 s, and 6 s of the user
+    reading a request before answering it."""
+    at = START
+    timed_rows = []
+    for row in rows:
+        kind = row["type"]
+        at += 0.02 if kind == "ItemDelta" else 0.1
+        if kind == "InteractionResolved" and row.get("by") == "user":
+            at += 6.0
+        if kind == "ItemCompleted" and row["item"]["type"] == "commandExecution":
+            at += 0.8
+        timed_rows.append({**row, "at": round(at, 3)})
+    return timed_rows
+
+
 def machine_noise(event: EngineEvent) -> bool:
     if isinstance(event, Notice):
         return "bubblewrap" in event.text
@@ -241,9 +258,13 @@ async def main(names: list[str]) -> None:
             recorded[name] = await record(scene)
     if "empty" in recorded:
         recorded["form"] = form_scene(recorded["empty"])
+    scenes = {}
     for name, events in recorded.items():
         workspace = next(e.info.cwd for e in events if isinstance(e, ConversationUpdated))
-        rows = normalize(events, workspace)
+        scenes[name] = normalize(events, workspace)
+    if "everything" in scenes:
+        scenes["timeline"] = timed(scenes["everything"])
+    for name, rows in scenes.items():
         path = RECORDINGS / f"{name}.jsonl"
         lines = [recording_header(), *rows]
         path.write_text("".join(json.dumps(row) + "\n" for row in lines), encoding="utf-8")

@@ -133,6 +133,17 @@ def test_trace_pane(snap_compare: Compare) -> None:
     )
 
 
+def test_turn_timeline(snap_compare: Compare) -> None:
+    """ctrl+t then t: over the trace, the turn's timeline — `turn … · completed · 8.9 s ·
+    waited on you 6.2 s`, then one bar per item on a shared axis: the reasoning (a sliver),
+    the command (long: it waited for approval, then ran), `you: command` (the 6.2 s wait),
+    `edit notes.md` (a sliver) and the answer at the end, each with its duration, and the
+    axis from 0 to 8.9 s under them."""
+    assert snap_compare(
+        app_for("timeline"), press=["ctrl+t", "t"], terminal_size=(140, 45), run_before=settled
+    )
+
+
 def test_help_screen(snap_compare: Compare) -> None:
     """F1 over the main screen: the keys with their binding ids, the composer keys, and
     every slash command with its usage."""

@@ -38,8 +38,11 @@ from engine.events import (
     UnknownMessage,
 )
 from tui.text import duration, inert
+from tui.timeline import render, turn_timelines
 
 ROWS_KEPT = 4000
+TIMELINE_SECONDS = 0.25
+"""The timeline is drawn again at most this often while events come."""
 FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")
 
 
@@ -124,12 +127,15 @@ class TracePane(Vertical):
         Binding("f", "next_filter", "Filter", id="trace.filter"),
         Binding("r", "raw", "Raw", id="trace.raw"),
         Binding("e", "export", "Export", id="trace.export"),
+        Binding("t", "toggle_timeline", "Timeline", id="trace.timeline"),
     ]
 
     DEFAULT_CSS = """
     TracePane { width: 45%; border-left: tall $panel; background: $surface; }
     TracePane .trace-title { background: $panel; padding: 0 1; }
     TracePane DataTable { height: 1fr; }
+    TracePane .trace-timeline { height: auto; max-height: 14; padding: 0 1; display: none; }
+    TracePane.-timeline .trace-timeline { display: block; }
     """
 
     @dataclass
@@ -151,9 +157,11 @@ class TracePane(Vertical):
         self._shown: str | None = None
         self._filter = "all"
         self._keys: dict[str, Row] = {}
+        self._timeline_due = False
 
     def compose(self) -> ComposeResult:
         yield Static("trace · all", classes="trace-title")
+        yield Static(classes="trace-timeline", markup=False)
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
         for column, width in (("time", 8), ("kind", 18), ("label", 26), ("took", 7)):
             table.add_column(column, key=column, width=width)
@@ -190,13 +198,46 @@ class TracePane(Vertical):
         for key, row in touched.items():
             if key in self._keys:
                 table.update_cell(key, "label", f"×{row.count}")
+        if not self._timeline_due and self.has_class("-timeline"):
+            self._timeline_due = True
+            self.set_timer(TIMELINE_SECONDS, self._draw_timeline)
+
+    def action_toggle_timeline(self) -> None:
+        """Show or hide the timeline of the selected turn (the latest, unless a row of an
+        earlier one is selected)."""
+        self.toggle_class("-timeline")
+        self._draw_timeline()
+
+    def on_data_table_row_highlighted(self) -> None:
+        if self.has_class("-timeline"):
+            self._draw_timeline()
+
+    def _draw_timeline(self) -> None:
+        self._timeline_due = False
+        rows = list(self._rows.get(self._shown or "", ()))
+        shown = self.query_one(".trace-timeline", Static)
+        timelines = turn_timelines(row.event for row in rows)
+        if not timelines:
+            shown.update("no turn yet")
+            return
+        selected = self._selected()
+        chosen = timelines[-1]
+        if selected is not None:
+            begun = [t for t in timelines if t.start <= selected.event.at]
+            chosen = begun[-1] if begun else timelines[0]
+        now = rows[-1].event.at
+        shown.update(render(chosen, max(self.size.width - 4, 30), now))
 
     def on_show(self) -> None:
         self._redraw()
+        if self.has_class("-timeline"):
+            self._draw_timeline()
 
     def show(self, conversation_id: str) -> None:
         self._shown = conversation_id
         self._redraw()
+        if self.has_class("-timeline"):
+            self._draw_timeline()
 
     def _redraw(self) -> None:
         table = self.query_one(DataTable)
@@ -205,7 +246,7 @@ class TracePane(Vertical):
         for row in self._rows.get(self._shown or "", ()):
             if matches(row, self._filter):
                 self._add_row(table, row)
-        title = f"trace · {self._filter}   (f filter, r raw, e export, enter jump)"
+        title = f"trace · {self._filter}   (f filter, t timeline, r raw, e export, enter jump)"
         self.query_one(".trace-title", Static).update(title)
 
     def _add_row(self, table: DataTable[str], row: Row) -> None:
