@@ -9,25 +9,33 @@ import anyio
 import pytest
 
 from engine.engine import Engine
-from engine.events import SideChatAnswered
+from engine.events import InteractionRequested, SideChatAnswered
+from engine.interactions import Approve
 from tests.e2e.eventlog import EventLog
 
 pytestmark = pytest.mark.anyio
 
 Deck = tuple[Engine, EventLog]
 KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz123456"
+CONFIGURED = "local-gateway-token-7f3a9c"
+"""A key set for codex in the environment, in no known key shape."""
 
 
 async def test_the_markdown_has_every_kind_of_item_and_no_secret(
-    deck: Deck, workspace: Path
+    deck: Deck, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine, log = deck
+    monkeypatch.setenv("CODEX_API_KEY", CONFIGURED)
     conversation = await engine.new_conversation("Export me")
     for count, text in enumerate(
         ["run a command", "create a file", f"count for me, my key is {KEY}"], 1
     ):
         await engine.submit(conversation.id, text)
         await log.turn_completed(conversation.id, count=count)
+    await engine.submit(conversation.id, f"do it all, the token is {CONFIGURED}")
+    asked = await log.wait_for(InteractionRequested)
+    await engine.respond(asked.interaction.id, Approve())
+    await log.turn_completed(conversation.id, count=4)
     await engine.ask_aside(conversation.id, "what did you do?")
     await log.wait_for(SideChatAnswered)
 
@@ -45,6 +53,11 @@ async def test_the_markdown_has_every_kind_of_item_and_no_secret(
     assert "> **Q:** what did you do?" in text
     assert KEY not in text
     assert "my key is [redacted]" in text
+    assert CONFIGURED not in text
+    assert "the token is [redacted]" in text
+    assert f"**Request {asked.interaction.id}** (command): " in text
+    assert f"**Request {asked.interaction.id}**: accepted" in text
+    assert "<details><summary>Reasoning</summary>" in text
 
 
 async def test_an_export_that_cannot_be_written_says_why(deck: Deck, tmp_path: Path) -> None:
