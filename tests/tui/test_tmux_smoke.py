@@ -90,6 +90,33 @@ def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: 
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
 
 
+def test_a_recorded_demo_replays_in_the_terminal(
+    terminal: Terminal, isolated_settings: Path, tmp_path: Path
+) -> None:
+    recording = tmp_path / "demo.jsonl"
+    terminal.type(
+        f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo --record {recording}", "Enter"
+    )
+    terminal.wait_for("offline demo")
+    terminal.type("show markdown", "Enter")
+    terminal.wait_for("turn completed")
+    terminal.type("C-q")
+    terminal.wait_for(f"codex-deck: recorded to {recording}")
+    terminal.type("clear", "Enter")
+    terminal.wait_until(lambda: "recorded to" not in terminal.screen(), "the screen to clear")
+
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} replay {recording}", "Enter")
+    terminal.wait_for("replay (read-only)")
+    terminal.wait_for("turn completed")
+    screen = terminal.screen()
+    assert "› show markdown" in screen
+    assert "That is all of it." in screen
+    terminal.type("hello", "Enter")
+    terminal.wait_for("This is a replay: it shows what happened and sends nothing.")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
 def at_the_shell(terminal: Terminal) -> bool:
     command = terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
     return command.strip().startswith("bash")
