@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from engine.events import ConversationInfo
+
 RESULTS = Path(__file__).with_name("results.json")
 
 
@@ -40,3 +42,20 @@ def save(figures: dict[str, dict[str, Any]], ratios: dict[str, float]) -> None:
     results.setdefault("figures", {}).update(figures)
     results.setdefault("ratios", {}).update(ratios)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def idle_conversation(conversation_id: str, title: str) -> ConversationInfo:
+    """A conversation at rest, for the benchmarks' made-up transcripts."""
+    return ConversationInfo(
+        id=conversation_id,
+        title=title,
+        cwd="/home/dev/project",
+        state="idle",
+        thread_id="thread",
+        generation=0,
+        queued=0,
+        pending_interactions=0,
+        archived=False,
+        turn_id=None,
+        turn_started_at=None,
+    )

@@ -13,9 +13,8 @@ from typing import Any
 
 import anyio
 
-from bench.figures import figure, print_table, save
+from bench.figures import figure, idle_conversation, print_table, save
 from engine.events import (
-    ConversationInfo,
     ConversationUpdated,
     EngineEvent,
     ItemCompleted,
@@ -44,19 +43,7 @@ def conversation() -> list[EngineEvent]:
     def stamp() -> dict[str, Any]:
         return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": "find"}
 
-    info = ConversationInfo(
-        id="find",
-        title="50 MB of output",
-        cwd="/home/dev/project",
-        state="idle",
-        thread_id="thread",
-        generation=0,
-        queued=0,
-        pending_interactions=0,
-        archived=False,
-        turn_id=None,
-        turn_started_at=None,
-    )
+    info = idle_conversation("find", "50 MB of output")
     events.append(ConversationUpdated(**stamp(), info=info))
     line = "drwxr-xr-x  2 dev dev 4096 Nov 30 12:00 some-directory-name-here-padding\n"
     for number in range(COMMANDS):

@@ -27,10 +27,9 @@ from typing import Any
 
 import anyio
 
-from bench.figures import figure, print_table, save
+from bench.figures import figure, idle_conversation, print_table, save
 from engine.engine import Engine
 from engine.events import (
-    ConversationInfo,
     ConversationUpdated,
     EngineEvent,
     ItemCompleted,
@@ -148,19 +147,7 @@ def conversation_of(items: int) -> list[EngineEvent]:
     def stamp() -> dict[str, Any]:
         return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation}
 
-    info = ConversationInfo(
-        id=conversation,
-        title="2,000 items",
-        cwd="/home/dev/project",
-        state="idle",
-        thread_id="thread",
-        generation=0,
-        queued=0,
-        pending_interactions=0,
-        archived=False,
-        turn_id=None,
-        turn_started_at=None,
-    )
+    info = idle_conversation(conversation, "2,000 items")
     events.append(ConversationUpdated(**stamp(), info=info))
     paragraph = "Some **bold** words, `code`, and a list:\n\n- one\n- two\n"
     for turn in range(items // 2):
