@@ -74,6 +74,8 @@ async def measure() -> dict[str, list[float]]:
     app = CodexDeckApp(Settings(), replay_backend(conversation()))
     runs: dict[str, list[float]] = {"search": [], "thread": [], "loop": [], "shown": []}
     async with app.run_test(size=(120, 40)) as pilot:
+        while not app.opened:
+            await pilot.pause()
         await app.workers.wait_for_complete()
         while True:
             found = app.main.query(Transcript)

@@ -113,7 +113,7 @@ async def through_ui(root: Path) -> tuple[float, float]:
 
         app = CodexDeckApp(settings, open_engine)
         async with app.run_test(size=(120, 40)) as pilot:
-            while app.main.current is None:
+            while not app.opened or app.main.current is None:
                 await pilot.pause(0.01)
             stalls: list[float] = []
             done = anyio.Event()
@@ -175,6 +175,8 @@ async def memory_after(items: int) -> tuple[float, float]:
     before = rss_mib()
     app = CodexDeckApp(Settings(), replay_backend(conversation_of(items)))
     async with app.run_test(size=(120, 40)) as pilot:
+        while not app.opened:
+            await pilot.pause()
         await app.workers.wait_for_complete()
         entries = items * 3 // 2
         while True:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from textual import on, work
+import anyio
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -17,25 +21,20 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from engine.errors import CodexDeckError
-from engine.events import ConversationUpdated, EngineEvent, InteractionRequested, Stamp
-from engine.fanout import Subscription
-from engine.recording import write_recording
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
-from tui.backend import Backend, OpenBackend
 from tui.notify import alert
-from tui.replay import ReplayBackend
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.help import HelpScreen
-from tui.screens.main import AttentionNeeded, EngineBatch, MainScreen
-from tui.screens.sign_in import OpenAccount, SignInScreen
+from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
-from tui.widgets.approval import ApprovalCard
-from tui.widgets.command import CommandCell
-from tui.widgets.form import FormCard
-from tui.widgets.question import QuestionCard
-from tui.widgets.side_panel import SidePanel
-from tui.widgets.trace_pane import TracePane
+
+if TYPE_CHECKING:
+    from engine.events import EngineEvent
+    from engine.fanout import Subscription
+    from tui.backend import Backend, OpenBackend
+    from tui.replay import ReplayBackend
+    from tui.screens.main import AttentionNeeded, MainScreen
+    from tui.screens.sign_in import OpenAccount
 
 SIGNED_OUT = (
     "codex has no account signed in, so this is the offline demo. Sign in to work with your "
@@ -52,6 +51,12 @@ class SignIn:
     open_account: OpenAccount
     open_live: OpenBackend
     offer_at_start: bool = False
+
+
+GC_THRESHOLDS = (20_000, 50, 1000)
+"""Python's cyclic collector runs after 700 new objects by default, and its full passes over
+every object took up to 380 ms while an answer streamed (bench.tui_figures): far fewer passes
+keep the stream smooth; reference counting still frees almost everything at once."""
 
 
 class CodexDeckApp(App[None]):
@@ -95,15 +100,38 @@ class CodexDeckApp(App[None]):
         self._main: MainScreen | None = None
 
     def on_mount(self) -> None:
+        gc.set_threshold(*GC_THRESHOLDS)
         for theme in THEMES:
             self.register_theme(theme)
         known = {theme.name for theme in THEMES} | set(self.available_themes)
         self.theme = self.settings.ui.theme if self.settings.ui.theme in known else DARK.name
         if self.settings.ui.keys:
             self.set_keymap(dict(self.settings.ui.keys))
-        self._main = MainScreen(self._welcome, self._demo_tour, self._conversation)
-        self.push_screen(self._main)
+        self._main_made = anyio.Event()
+        self.push_screen(StartingScreen(self._welcome or self._demo_tour))
+        self._open_main()
+
+    @work(group="start", exit_on_error=True)
+    async def _open_main(self) -> None:
+        """Beside the first frames, which need none of it: import the engine and start it,
+        then import the main screen (while codex starts) and show it."""
+        await anyio.to_thread.run_sync(importlib.import_module, "tui.backend")
         self._bridge = self._run_engine()
+        main_screen = await anyio.to_thread.run_sync(importlib.import_module, "tui.screens.main")
+        self._main = main_screen.MainScreen(self._welcome, self._demo_tour, self._conversation)
+        await self.switch_screen(self._main)
+        self._main_made.set()
+
+    async def _main_shown(self) -> MainScreen:
+        """The main screen, once it is made and mounted."""
+        await self._main_made.wait()
+        await self.main.mounted.wait()
+        return self.main
+
+    @property
+    def opened(self) -> bool:
+        """The main screen exists (it is made just after the first frame is painted)."""
+        return self._main is not None
 
     @property
     def main(self) -> MainScreen:
@@ -120,14 +148,16 @@ class CodexDeckApp(App[None]):
                 if self._record is not None:
                     self._recorder = self._record_events(backend, backend.events(), self._record)
                     self._record = None  # the backend codex-deck started on, not a later one
-                await self.main.mounted.wait()
-                await self.main.backend_ready(backend)
+                main = await self._main_shown()
+                await main.backend_ready(backend)
                 for hint in self._hints:
                     self.notify(hint, timeout=15, markup=False)
                 self._hints = []
                 if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
                     self._sign_in = replace(self._sign_in, offer_at_start=False)
                     self.offer_sign_in(SIGNED_OUT)
+                from tui.screens.main import EngineBatch
+
                 while True:
                     try:
                         batch = await events.batches()
@@ -135,8 +165,7 @@ class CodexDeckApp(App[None]):
                         break
                     self.main.post_message(EngineBatch(batch))
         except CodexDeckError as error:
-            await self.main.mounted.wait()
-            self.main.backend_failed(str(error))
+            (await self._main_shown()).backend_failed(str(error))
 
     @work(group="record", exit_on_error=False)
     async def _record_events(
@@ -144,6 +173,9 @@ class CodexDeckApp(App[None]):
     ) -> None:
         """Write the backend's events to `path` until it closes, starting with what it
         already shows (its conversations, their history and pending requests)."""
+        from engine.events import ConversationUpdated, InteractionRequested, Stamp
+        from engine.recording import write_recording
+
         prelude: list[EngineEvent] = []
         for info in backend.conversations():
             stamp = Stamp(seq=0, at=time.time(), conversation_id=info.id)
@@ -163,6 +195,8 @@ class CodexDeckApp(App[None]):
         if self._sign_in is None:
             self.notify("This codex-deck has no codex of yours to sign in.", severity="error")
             return
+        from tui.screens.sign_in import SignInScreen
+
         self.push_screen(SignInScreen(self._sign_in.open_account, why), self._signed_in)
 
     def _signed_in(self, outcome: str | None) -> None:
@@ -182,6 +216,8 @@ class CodexDeckApp(App[None]):
             with contextlib.suppress(WorkerCancelled):
                 await self._bridge.wait()
         self._open_backend = opener
+        from tui.screens.main import MainScreen
+
         old, self._main = self._main, MainScreen(self._welcome, self._demo_tour)
         await self.push_screen(self._main)
         if old is not None:
@@ -189,11 +225,18 @@ class CodexDeckApp(App[None]):
             await old.remove()
         self._bridge = self._run_engine()
 
-    @on(AttentionNeeded)
-    def _attention(self, event: AttentionNeeded) -> None:
+    def on_attention_needed(self, event: AttentionNeeded) -> None:
         alert(self, event.text, self.settings.ui.notifications)
 
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+        from tui.widgets.approval import ApprovalCard
+        from tui.widgets.command import CommandCell
+        from tui.widgets.form import FormCard
+        from tui.widgets.question import QuestionCard
+        from tui.widgets.side_panel import SidePanel
+        from tui.widgets.trace_pane import TracePane
+
         keys = []
         owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
         owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane, SidePanel]
@@ -239,7 +282,11 @@ class CodexDeckApp(App[None]):
         self.exit()
 
     def _replay(self) -> ReplayBackend | None:
-        backend = self.main.backend if self._main is not None else None
+        if self._main is None or self._main.backend is None:
+            return None
+        from tui.replay import ReplayBackend
+
+        backend = self._main.backend
         return backend if isinstance(backend, ReplayBackend) else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -267,7 +314,9 @@ class CodexDeckApp(App[None]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        main = self.main
+        if self._main is None:
+            return
+        main = self._main
         entries = [
             ("New conversation", "ctrl+n", "new_conversation"),
             ("Next conversation", "ctrl+down", "next_conversation(1)"),

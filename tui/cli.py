@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import os
 import shlex
 import subprocess
 import sys
+from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -20,6 +22,10 @@ from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, se
 from engine.store import default_path
 from engine.version import __version__
 from engine.websocket import connect, running_daemon
+
+if TYPE_CHECKING:
+    from tui.backend import Backend
+    from tui.screens.sign_in import Account
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -157,9 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
 
-    from engine.engine import Engine
     from tui.app import CodexDeckApp, SignIn
-    from tui.backend import demo_backend, live_backend
 
     attach = partial(connect, args.connect, args.token_file) if args.connect else None
     hints = []
@@ -169,15 +173,27 @@ def main(argv: list[str] | None = None) -> int:
             f"A codex app-server is already running at {daemon}: `codex-deck --connect "
             f"{daemon}` works on it (its threads outlive this terminal)."
         )
-    live = live_backend(settings, attach=attach)
-    sign_in = SignIn(
-        open_account=partial(Engine.open, settings, attach=attach),
-        open_live=live,
-        offer_at_start=not args.demo,
-    )
+
+    # The engine's modules are imported when these are first opened, after the first paint.
+    def open_live() -> AbstractAsyncContextManager[Backend]:
+        from tui.backend import live_backend
+
+        return live_backend(settings, attach=attach)()
+
+    def open_demo() -> AbstractAsyncContextManager[Backend]:
+        from tui.backend import demo_backend
+
+        return demo_backend(settings)()
+
+    def open_account() -> AbstractAsyncContextManager[Account]:
+        from engine.engine import Engine
+
+        return Engine.open(settings, attach=attach)
+
+    sign_in = SignIn(open_account=open_account, open_live=open_live, offer_at_start=not args.demo)
     app = CodexDeckApp(
         settings,
-        demo_backend(settings) if args.demo else live,
+        open_demo if args.demo else open_live,
         demo_tour=DEMO_TOUR,
         welcome=WELCOME,
         conversation=args.conversation,
@@ -185,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         hints=hints,
         record=args.record,
     )
+    gc.freeze()  # what start-up made stays: the collector need not walk it again
     app.run()
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")

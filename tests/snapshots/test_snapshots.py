@@ -51,11 +51,13 @@ async def settled(pilot: Pilot[None]) -> None:
     """Wait until the replay is drawn; no blinking cursor in the picture."""
     app = pilot.app
     assert isinstance(app, CodexDeckApp)
+    while not app.opened:
+        await pilot.pause()
     await app.workers.wait_for_complete()
     for _ in range(200):
         await pilot.pause()
         transcripts = app.main.query(Transcript)
-        if transcripts and all(t.settled for t in transcripts):
+        if transcripts and all(t.settled for t in transcripts) and app.focused is not None:
             break
     else:
         raise AssertionError("the replay was not drawn")
@@ -101,7 +103,7 @@ def test_replay_stepped_to_the_approval(snap_compare: Compare) -> None:
         assert isinstance(app, CodexDeckApp)
         for _ in range(200):
             await pilot.pause()
-            if app.main.query(ApprovalCard):
+            if app.opened and app.main.query(ApprovalCard):
                 break
             await pilot.press("f10")
         else:
@@ -173,8 +175,10 @@ def test_command_card_with_a_long_command(snap_compare: Compare) -> None:
 
 
 def test_file_change_card_with_a_long_diff_scrolled(snap_compare: Compare) -> None:
-    """`long.txt (new file)` with 60 `+` lines waiting for approval; page-up scrolled the
-    transcript so the middle of the diff shows while the card keeps the focus."""
+    """`long.txt (new file)` with 60 `+` lines waiting for approval: the card took the focus
+    (its top in view) and page-up scrolled the transcript a page further up, to the end of
+    the file-change cell's diff (`+line 38` … `+line 60`, `applying`); the footer still
+    offers the card's keys."""
     assert snap_compare(
         app_for("long_diff"), press=["pageup"], terminal_size=(110, 30), run_before=settled
     )

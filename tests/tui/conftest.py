@@ -74,7 +74,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
             record=record,
         )
         async with app.run_test(size=size) as pilot:
-            await until(pilot, lambda: ready(app.main), "the engine is up")
+            await until(pilot, lambda: app.opened and ready(app.main), "the engine is up")
             yield app, pilot
             await app.shut_down()
 

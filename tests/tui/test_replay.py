@@ -10,7 +10,7 @@ import pytest
 from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
 from engine.recording import read_recording
 from engine.settings import Settings
-from tests.tui.conftest import Deck, transcript, until
+from tests.tui.conftest import Deck, ready, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entries import (
@@ -69,7 +69,7 @@ async def test_a_recorded_session_replays_the_same_transcript(
     backend = ReplayBackend(events, paused=True)
     replay = CodexDeckApp(Settings(), playing(backend))
     async with replay.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: replay.main.backend is not None, "the replay opens")
+        await until(pilot, lambda: replay.opened and ready(replay.main), "the replay opens")
         steps = 0
         while not transcript(replay).query(ApprovalCard):
             await pilot.press("f10")

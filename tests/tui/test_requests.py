@@ -169,7 +169,7 @@ async def test_a_form_is_checked_before_it_is_sent() -> None:
 
     app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.main.query(FormCard), "the form shows")
+        await until(pilot, lambda: app.opened and app.main.query(FormCard), "the form shows")
         card = app.main.query_one(FormCard)
         title = card.query_one("#field-title", Input)
         title.value = "ab"
@@ -213,7 +213,7 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
 
     app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.main.query(QuestionCard), "the card shows")
+        await until(pilot, lambda: app.opened and app.main.query(QuestionCard), "the card shows")
         card = app.main.query_one(QuestionCard)
         await until(pilot, lambda: card.has_focus_within, "the card takes the focus")
         field = card.query_one(Input)

@@ -164,6 +164,7 @@ async def test_a_codex_too_old_for_the_protocol_is_said_plainly(
 
     app = CodexDeckApp(old, open_old, welcome="w", demo_tour="t")
     async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.opened, "the main screen opens")
         note = app.main.query_one("#composer-note", Static)
         await until(pilot, lambda: "too old" in str(note.render()), "the refusal shows")
         assert "codex 0.100.0 is too old for codex-deck (it needs 0.163.0 or newer)" in str(
