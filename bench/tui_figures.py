@@ -54,36 +54,64 @@ STREAM_RUNS = 5
 CSI = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\)|\x1b.")
 
 
+MINIMAL_APP = """
+from textual.app import App
+from textual.widgets import Footer, Static
+class Minimal(App):
+    def compose(self):
+        yield Static("hello")
+        yield Footer()
+Minimal().run()
+"""
+
+
 def start_times(config: Path) -> tuple[float, float]:
     """Seconds from spawning `codex-deck --demo` in a pty to its first paint and to ready."""
+    env = {"CODEX_DECK_CONFIG": str(config)}
+    return painted_and_ready([str(COMMAND), "--demo"], env, b"offline demo")
+
+
+def minimal_first_paint() -> float:
+    """Seconds from spawning a Textual app with one Static and a Footer to its first paint:
+    the floor for any Textual app of this Python on this machine."""
+    painted, _ = painted_and_ready([sys.executable, "-c", MINIMAL_APP], {}, b"palette")
+    return painted
+
+
+def painted_and_ready(argv: list[str], env: dict[str, str], ready: bytes) -> tuple[float, float]:
+    """Seconds from spawning `argv` in a 120×36 pty until the footer (`palette`) is painted,
+    and until `ready` shows."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
-    env = {**os.environ, "CODEX_DECK_CONFIG": str(config), "TERM": "xterm-256color"}
     started = time.perf_counter()
     process = subprocess.Popen(
-        [str(COMMAND), "--demo"], stdin=slave, stdout=slave, stderr=slave, env=env
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**os.environ, **env, "TERM": "xterm-256color"},
     )
     os.close(slave)
     screen = b""
-    painted = ready = 0.0
+    painted = shown = 0.0
     deadline = started + 30
     try:
-        while not ready and time.perf_counter() < deadline:
+        while not shown and time.perf_counter() < deadline:
             readable, _, _ = select.select([master], [], [], deadline - time.perf_counter())
             if not readable:
                 break
             screen += CSI.sub(b"", os.read(master, 1 << 16))
             if not painted and b"palette" in screen:
                 painted = time.perf_counter() - started
-            if b"offline demo" in screen:
-                ready = time.perf_counter() - started
+            if ready in screen:
+                shown = time.perf_counter() - started
     finally:
         process.terminate()
         process.wait()
         os.close(master)
-    assert painted, "codex-deck did not paint"
-    assert ready, "codex-deck did not get ready"
-    return painted, ready
+    assert painted, f"{argv[0]} did not paint"
+    assert shown, f"{argv[0]} did not get ready"
+    return painted, shown
 
 
 async def engine_alone(root: Path) -> float:
@@ -207,6 +235,8 @@ def main() -> None:
         starts = [start_times(root / "config.toml") for _ in range(START_RUNS)]
         figures["start → first paint (--demo)"] = figure([p * 1000 for p, _ in starts], "ms")
         figures["start → ready (--demo, engine up)"] = figure([r * 1000 for _, r in starts], "ms")
+        floor = [minimal_first_paint() * 1000 for _ in range(START_RUNS)]
+        figures["minimal Textual app → first paint"] = figure(floor, "ms")
         alone, ui, stalls = [], [], []
         for _ in range(STREAM_RUNS):
             alone.append(anyio.run(engine_alone, root))
