@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Static
+from textual.widgets import ContentSwitcher, Static
 
 from engine.errors import CodexDeckError
 from engine.events import (
@@ -45,6 +45,7 @@ from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.message import AgentMessage
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
@@ -114,7 +115,7 @@ class MainScreen(Screen[None]):
             yield SidePanel()
             yield TracePane()
         yield StatusBar()
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(TracePane).display = False

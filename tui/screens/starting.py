@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from tui.widgets.key_bar import KeyBar
 
 
 class StartingScreen(Screen[None]):
@@ -22,4 +24,4 @@ class StartingScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(self._welcome, id="starting-welcome", markup=False)
         yield Static("starting codex-deck…", id="starting-status", markup=False)
-        yield Footer()
+        yield KeyBar()
