@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from textual import events
 
 from bench.figures import figure, idle_conversation, print_table, save
 from engine.engine import Engine
@@ -45,6 +46,7 @@ from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.replay import replay_backend
 from tui.widgets.composer import Composer
+from tui.widgets.message import AgentMessage
 from tui.widgets.notes import TurnMarker
 from tui.widgets.transcript import Transcript
 
@@ -167,6 +169,55 @@ async def through_ui(root: Path) -> tuple[float, float]:
     return took, max(stalls)
 
 
+async def keystrokes_while_streaming(root: Path) -> tuple[list[float], list[float]]:
+    """Milliseconds from each key reaching the app (as the terminal driver hands it over) to
+    the composer holding it, typed every 50 ms while the 20,000-token answer streams, and
+    then ten more once it has ended (idle)."""
+    async with run_scripted_model() as model:
+        settings = offline_settings(Settings(), model, root / "home")
+
+        @asynccontextmanager
+        async def open_engine() -> AsyncIterator[Backend]:
+            async with Engine.open(settings, cwd=root / "ws") as engine:
+                yield engine
+
+        app = CodexDeckApp(settings, open_engine)
+        echoes: list[float] = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            while not app.opened or app.main.current is None:
+                await pilot.pause(0.01)
+            composer = app.main.query_one(Composer)
+            composer.text = "long answer"
+            await pilot.press("enter")
+            transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
+            while not transcript.query(AgentMessage):
+                await pilot.pause(0.01)
+            while not transcript.query(TurnMarker):
+                typed = len(composer.text)
+                started = time.perf_counter()
+                app.post_message(events.Key("x", "x"))
+                while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
+                    await anyio.sleep(0.001)
+                echoes.append((time.perf_counter() - started) * 1000)
+                await anyio.sleep(0.05)
+            idle: list[float] = []
+            for _ in range(10):
+                typed = len(composer.text)
+                started = time.perf_counter()
+                app.post_message(events.Key("x", "x"))
+                while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
+                    await anyio.sleep(0.001)
+                idle.append((time.perf_counter() - started) * 1000)
+                await anyio.sleep(0.05)
+            await app.shut_down()
+    return echoes, idle
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
 def conversation_of(items: int) -> list[EngineEvent]:
     """A finished conversation of `items` items (a user message and an answer per turn)."""
     conversation = "bench0000001"
@@ -246,6 +297,16 @@ def main() -> None:
         figures["20k-token answer, engine alone"] = figure([a * 1000 for a in alone], "ms")
         figures["20k-token answer, through the UI"] = figure([u * 1000 for u in ui], "ms")
         figures["longest event-loop stall while streaming"] = figure(stalls, "ms")
+        typed = [anyio.run(keystrokes_while_streaming, root) for _ in range(3)]
+        figures["keystroke → composer while streaming, p50"] = figure(
+            [percentile(streaming, 0.5) for streaming, _ in typed], "ms"
+        )
+        figures["keystroke → composer while streaming, p99"] = figure(
+            [percentile(streaming, 0.99) for streaming, _ in typed], "ms"
+        )
+        figures["keystroke → composer when idle, p50"] = figure(
+            [percentile(idle, 0.5) for _, idle in typed], "ms"
+        )
     measured = subprocess.run(
         [sys.executable, "-m", "bench.tui_figures", "--memory", "2000"],
         capture_output=True,
