@@ -53,10 +53,11 @@ class SignIn:
     offer_at_start: bool = False
 
 
-GC_THRESHOLDS = (20_000, 50, 1000)
+GC_THRESHOLDS = (20_000, 20, 10)
 """Python's cyclic collector runs after 700 new objects by default, and its full passes over
-every object took up to 380 ms while an answer streamed (bench.tui_figures): far fewer passes
-keep the stream smooth; reference counting still frees almost everything at once."""
+every object took up to 380 ms while an answer streamed (bench.tui_figures). Fewer passes keep
+the stream smooth (reference counting still frees almost everything at once); full passes
+still come, every few million objects, so cycles do not pile up over a long session."""
 
 
 class CodexDeckApp(App[None]):
