@@ -27,6 +27,7 @@ from typing import Any
 
 import anyio
 from textual import events
+from textual.pilot import Pilot
 
 from bench.figures import figure, idle_conversation, print_table, save
 from engine.engine import Engine
@@ -131,8 +132,9 @@ async def engine_alone(root: Path) -> float:
             return time.perf_counter() - started
 
 
-async def through_ui(root: Path) -> tuple[float, float]:
-    """Seconds until the UI shows the whole answer, and the event loop's longest stall (s)."""
+@asynccontextmanager
+async def app_on_the_engine(root: Path) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
+    """The app on the real engine and the scripted model, once its conversation shows."""
     async with run_scripted_model() as model:
         settings = offline_settings(Settings(), model, root / "home")
 
@@ -145,27 +147,33 @@ async def through_ui(root: Path) -> tuple[float, float]:
         async with app.run_test(size=(120, 40)) as pilot:
             while not app.opened or app.main.current is None:
                 await pilot.pause(0.01)
-            stalls: list[float] = []
-            done = anyio.Event()
-
-            async def watch_the_loop() -> None:
-                while not done.is_set():
-                    before = time.perf_counter()
-                    await anyio.sleep(0.005)
-                    stalls.append(time.perf_counter() - before - 0.005)
-
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(watch_the_loop)
-                composer = app.main.query_one(Composer)
-                started = time.perf_counter()
-                composer.text = "long answer"
-                await pilot.press("enter")
-                transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
-                while not (transcript.query(TurnMarker) and transcript.settled):
-                    await pilot.pause(0.01)
-                took = time.perf_counter() - started
-                done.set()
+            yield app, pilot
             await app.shut_down()
+
+
+async def through_ui(root: Path) -> tuple[float, float]:
+    """Seconds until the UI shows the whole answer, and the event loop's longest stall (s)."""
+    async with app_on_the_engine(root) as (app, pilot):
+        stalls: list[float] = []
+        done = anyio.Event()
+
+        async def watch_the_loop() -> None:
+            while not done.is_set():
+                before = time.perf_counter()
+                await anyio.sleep(0.005)
+                stalls.append(time.perf_counter() - before - 0.005)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(watch_the_loop)
+            composer = app.main.query_one(Composer)
+            started = time.perf_counter()
+            composer.text = "long answer"
+            await pilot.press("enter")
+            transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
+            while not (transcript.query(TurnMarker) and transcript.settled):
+                await pilot.pause(0.01)
+            took = time.perf_counter() - started
+            done.set()
     return took, max(stalls)
 
 
@@ -173,44 +181,31 @@ async def keystrokes_while_streaming(root: Path) -> tuple[list[float], list[floa
     """Milliseconds from each key reaching the app (as the terminal driver hands it over) to
     the composer holding it, typed every 50 ms while the 20,000-token answer streams, and
     then ten more once it has ended (idle)."""
-    async with run_scripted_model() as model:
-        settings = offline_settings(Settings(), model, root / "home")
+    async with app_on_the_engine(root) as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.text = "long answer"
+        await pilot.press("enter")
+        transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
+        while not transcript.query(AgentMessage):
+            await pilot.pause(0.01)
+        streaming = []
+        while not transcript.query(TurnMarker):
+            streaming.append(await echo_ms(app, composer))
+        idle = [await echo_ms(app, composer) for _ in range(10)]
+    return streaming, idle
 
-        @asynccontextmanager
-        async def open_engine() -> AsyncIterator[Backend]:
-            async with Engine.open(settings, cwd=root / "ws") as engine:
-                yield engine
 
-        app = CodexDeckApp(settings, open_engine)
-        echoes: list[float] = []
-        async with app.run_test(size=(120, 40)) as pilot:
-            while not app.opened or app.main.current is None:
-                await pilot.pause(0.01)
-            composer = app.main.query_one(Composer)
-            composer.text = "long answer"
-            await pilot.press("enter")
-            transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
-            while not transcript.query(AgentMessage):
-                await pilot.pause(0.01)
-            while not transcript.query(TurnMarker):
-                typed = len(composer.text)
-                started = time.perf_counter()
-                app.post_message(events.Key("x", "x"))
-                while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
-                    await anyio.sleep(0.001)
-                echoes.append((time.perf_counter() - started) * 1000)
-                await anyio.sleep(0.05)
-            idle: list[float] = []
-            for _ in range(10):
-                typed = len(composer.text)
-                started = time.perf_counter()
-                app.post_message(events.Key("x", "x"))
-                while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
-                    await anyio.sleep(0.001)
-                idle.append((time.perf_counter() - started) * 1000)
-                await anyio.sleep(0.05)
-            await app.shut_down()
-    return echoes, idle
+async def echo_ms(app: CodexDeckApp, composer: Composer) -> float:
+    """Hand the app one key as the terminal driver does; milliseconds until the composer has
+    it (then 50 ms of rest)."""
+    typed = len(composer.text)
+    started = time.perf_counter()
+    app.post_message(events.Key("x", "x"))
+    while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
+        await anyio.sleep(0.001)
+    took = (time.perf_counter() - started) * 1000
+    await anyio.sleep(0.05)
+    return took
 
 
 def percentile(values: list[float], share: float) -> float:
