@@ -1,6 +1,6 @@
 """TUI figures: start to first paint and to ready, a 20,000-token answer through the UI against
 the engine alone (side by side), the event loop's longest stall while it streams, and the
-app's memory after a 2,000-item conversation.
+app's memory: idle, after a 2,000-item conversation, and with ten of them.
 
 Run: `.venv/bin/python -m bench.tui_figures`. Prints a table and merges into bench/results.json.
 """
@@ -213,15 +213,15 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def conversation_of(items: int) -> list[EngineEvent]:
+def conversation_of(items: int, number: int = 1) -> list[EngineEvent]:
     """A finished conversation of `items` items (a user message and an answer per turn)."""
-    conversation = "bench0000001"
+    conversation = f"bench{number:07d}"
     events: list[EngineEvent] = []
 
     def stamp() -> dict[str, Any]:
         return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation}
 
-    info = idle_conversation(conversation, "2,000 items")
+    info = idle_conversation(conversation, f"{items:,} items ({number})")
     events.append(ConversationUpdated(**stamp(), info=info))
     paragraph = "Some **bold** words, `code`, and a list:\n\n- one\n- two\n"
     for turn in range(items // 2):
@@ -244,19 +244,24 @@ def conversation_of(items: int) -> list[EngineEvent]:
     return events
 
 
-async def memory_after(items: int) -> tuple[float, float]:
-    """RSS (MiB) of the process before the app and after it shows `items` items."""
+async def memory_after(items: int, conversations: int) -> tuple[float, float]:
+    """RSS (MiB) of the process before the app and after it shows `conversations`
+    conversations of `items` items each."""
     before = rss_mib()
-    app = CodexDeckApp(Settings(), replay_backend(conversation_of(items)))
+    recorded = [e for n in range(conversations) for e in conversation_of(items, n + 1)]
+    app = CodexDeckApp(Settings(), replay_backend(recorded))
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.opened:
             await pilot.pause()
         await app.workers.wait_for_complete()
         entries = items * 3 // 2
         while True:
-            found = app.main.query(Transcript)
-            transcript = found.first() if found else None
-            if transcript and len(transcript.entries) >= entries and transcript.settled:
+            shown = app.main.query(Transcript)
+            if (
+                len(shown) == conversations
+                and all(len(t.entries) >= entries for t in shown)
+                and all(t.settled for t in shown)
+            ):
                 break
             await pilot.pause(0.05)
         after = rss_mib()
@@ -302,15 +307,19 @@ def main() -> None:
         figures["keystroke → composer when idle, p50"] = figure(
             [percentile(idle, 0.5) for _, idle in typed], "ms"
         )
-    measured = subprocess.run(
-        [sys.executable, "-m", "bench.tui_figures", "--memory", "2000"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    before, after = json.loads(measured.stdout.strip().splitlines()[-1])
-    figures["RSS after a 2,000-item conversation"] = figure([after], "MiB")
-    figures["RSS added by the 2,000 items"] = figure([after - before], "MiB")
+    for items, conversations, name in (
+        (0, 1, "RSS idle (one empty conversation)"),
+        (2000, 1, "RSS after a 2,000-item conversation"),
+        (2000, 10, "RSS with 10 conversations of 2,000 items"),
+    ):
+        measured = subprocess.run(
+            [sys.executable, "-m", "bench.tui_figures", "--memory", str(items), str(conversations)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        _, after = json.loads(measured.stdout.strip().splitlines()[-1])
+        figures[name] = figure([after], "MiB")
     ratio = (
         figures["20k-token answer, through the UI"]["median"]
         / figures["20k-token answer, engine alone"]["median"]
@@ -322,6 +331,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--memory"]:
-        print(json.dumps(anyio.run(memory_after, int(sys.argv[2]))))
+        print(json.dumps(anyio.run(memory_after, int(sys.argv[2]), int(sys.argv[3]))))
     else:
         main()
