@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import os
+import sys
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -60,6 +62,11 @@ the stream smooth (reference counting still frees almost everything at once); fu
 still come, every few million objects, so cycles do not pile up over a long session."""
 
 
+TERMINAL_CHECK_SECONDS = 1.0
+EXIT_GRACE_SECONDS = 2.0
+"""After the terminal went away and the engine is closed, how long Textual may take to exit."""
+
+
 class CodexDeckApp(App[None]):
     """Conversations with Codex in the terminal. The engine is opened by `open_backend`."""
 
@@ -89,6 +96,7 @@ class CodexDeckApp(App[None]):
         self._record = record
         """Where to write the session's events (`codex-deck --record`)."""
         self._recorder: Worker[None] | None = None
+        self._closing = False
         self.settings = settings
         self._conversation = conversation
         self._sign_in = sign_in
@@ -111,6 +119,23 @@ class CodexDeckApp(App[None]):
         self._main_made = anyio.Event()
         self.push_screen(StartingScreen(self._welcome or self._demo_tour))
         self._open_main()
+        if not self.is_headless and sys.__stdin__ is not None and sys.__stdin__.isatty():
+            self.set_interval(TERMINAL_CHECK_SECONDS, self._check_terminal)
+
+    def _check_terminal(self) -> None:
+        """A terminal that went away without a hang-up (its window killed, a dropped
+        connection) leaves the input at end of file: close as on ctrl+q, declining what
+        waits, instead of running on unseen."""
+        stdin = sys.__stdin__
+        if stdin is not None and not os.isatty(stdin.fileno()) and not self._closing:
+            self._closing = True
+            self.run_worker(self._terminal_gone(), exclusive=True)
+
+    async def _terminal_gone(self) -> None:
+        await self.shut_down()  # the engine is closed, answers declined, the store written
+        # Textual's own exit restores the terminal; with none left it can hang there.
+        await anyio.sleep(EXIT_GRACE_SECONDS)
+        os._exit(0)
 
     @work(group="start", exit_on_error=True)
     async def _open_main(self) -> None:

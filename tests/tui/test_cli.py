@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pty
+import select
 import socket
+import struct
 import subprocess
 import sys
+import termios
+import time
 import urllib.request
 from pathlib import Path
 
@@ -178,3 +184,34 @@ def test_record_refuses_a_file_it_cannot_write(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith(f"codex-deck: --record {tmp_path}/missing/session.jsonl: ")
     assert "No such file or directory" in result.stderr
+
+
+def test_the_app_closes_when_its_terminal_goes_away(isolated_settings: Path) -> None:
+    """A terminal that disappears without a hang-up signal (here: a pty that is not the
+    app's controlling terminal, closed under it) must not leave the app running unseen."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    app = subprocess.Popen(
+        [str(COMMAND), "--demo"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**os.environ, "CODEX_DECK_CONFIG": str(isolated_settings), "TERM": "xterm-256color"},
+    )
+    os.close(slave)
+    screen = b""
+    deadline = time.monotonic() + 60
+    try:
+        while b"offline demo" not in screen:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"the app did not get ready: {screen[-500:]!r}"
+            readable, _, _ = select.select([master], [], [], remaining)
+            if readable:
+                screen += os.read(master, 1 << 16)
+    finally:
+        os.close(master)
+    try:
+        assert app.wait(timeout=20) == 0
+    finally:
+        app.kill()
+        app.wait()
