@@ -107,10 +107,9 @@ def test_a_recorded_demo_replays_in_the_terminal(
 
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} replay {recording}", "Enter")
     terminal.wait_for("replay (read-only)")
+    terminal.wait_for("That is all of it.")
     terminal.wait_for("turn completed")
-    screen = terminal.screen()
-    assert "› show markdown" in screen
-    assert "That is all of it." in screen
+    assert "› show markdown" in terminal.screen()
     terminal.type("hello", "Enter")
     terminal.wait_for("This is a replay: it shows what happened and sends nothing.")
     terminal.type("C-q")
