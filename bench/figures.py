@@ -33,9 +33,14 @@ def print_table(figures: dict[str, dict[str, Any]]) -> None:
         )
 
 
+def load() -> dict[str, Any]:
+    """What results.json holds (nothing yet: an empty dict)."""
+    return json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+
+
 def save(figures: dict[str, dict[str, Any]], ratios: dict[str, float]) -> None:
     """Merge figures and ratios into results.json, with the commit they were measured at."""
-    results: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results = load()
     results["commit"] = subprocess.run(
         ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False
     ).stdout.strip()

@@ -1,0 +1,78 @@
+"""The benchmark suite: runs the benchmarks one after the other (each in its own process, each
+writing its figures into bench/results.json), then prints every figure the performance
+targets name, with its target and whether this run met it.
+
+Run: `.venv/bin/python -m bench` (under 3 minutes on a 2-core machine).
+"""
+
+from __future__ import annotations
+
+import operator
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from bench.figures import RESULTS, load
+
+SUITE = ("bench.engine_core", "bench.tui_figures", "bench.find")
+MIB_TO_MB = 1.048576
+
+Target = tuple[str, str, Callable[[float, float], bool], float, float]
+"""Figure (or ratio) name, the target as said, how to compare, the bound, and the factor that
+turns the figure's unit into the target's."""
+
+TARGETS: tuple[Target, ...] = (
+    ("start → first paint (--demo)", "≤ 350 ms", operator.le, 350, 1),
+    ("start → ready (--demo, engine up)", "≤ 600 ms", operator.le, 600, 1),
+    ("ui/engine (20k-token answer)", "≤ 1.25×", operator.le, 1.25, 1),
+    ("longest event-loop stall while streaming", "≤ 50 ms", operator.le, 50, 1),
+    ("keystroke → composer while streaming, p99", "≤ 50 ms", operator.le, 50, 1),
+    ("RSS idle (one empty conversation)", "≤ 90 MB", operator.le, 90, MIB_TO_MB),
+    ("RSS after a 2,000-item conversation", "≤ 150 MB", operator.le, 150, MIB_TO_MB),
+    ("RSS with 10 conversations of 2,000 items", "≤ 250 MB", operator.le, 250, MIB_TO_MB),
+    ("rpc ours/sdk", "≥ 2×", operator.ge, 2, 1),
+)
+NOT_YET = (
+    "CPU time per 1,000 agent-message deltas",
+    "one command printing 10 MB of output",
+    "open a 5,000-item conversation after restart",
+    "8 conversations streaming at once",
+    "start → ready within 1.2× of the Codex CLI's TUI",
+)
+
+
+def main() -> int:
+    RESULTS.unlink(missing_ok=True)
+    for module in SUITE:
+        print(f"\n=== {module}", flush=True)
+        subprocess.run([sys.executable, "-m", module], check=True)
+    results = load()
+    print(f"\n{'figure':46} {'target':>10} {'median':>12} {'min-max':>22}  met")
+    met = 0
+    for name, said, compare, bound, factor in TARGETS:
+        value, spread = measured(results, name)
+        if value is None:
+            print(f"{name:46} {said:>10} {'not run':>12}")
+            continue
+        ok = compare(value * factor, bound)
+        met += ok
+        print(f"{name:46} {said:>10} {value:12,.2f} {spread:>22}  {'yes' if ok else 'no'}")
+    for name in NOT_YET:
+        print(f"{name:46} {'':>10} {'not measured yet':>12}")
+    print(f"\n{met} of {len(TARGETS)} measured targets met; results in {RESULTS}")
+    return 0
+
+
+def measured(results: dict[str, Any], name: str) -> tuple[float | None, str]:
+    """The median of a figure (with its min-max), or a ratio."""
+    figure = results.get("figures", {}).get(name)
+    if figure is not None:
+        spread = f"{figure['min']:,.1f} to {figure['max']:,.1f} {figure['unit']}"
+        return figure["median"], spread
+    ratio = results.get("ratios", {}).get(name)
+    return (ratio, "ratio") if ratio is not None else (None, "")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
