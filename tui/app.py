@@ -156,8 +156,8 @@ class CodexDeckApp(App[None]):
 
     @property
     def opened(self) -> bool:
-        """The main screen exists (it is made just after the first frame is painted)."""
-        return self._main is not None
+        """The main screen is mounted (it is made just after the first frame is painted)."""
+        return self._main is not None and self._main.mounted.is_set()
 
     @property
     def main(self) -> MainScreen:
