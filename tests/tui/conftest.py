@@ -82,4 +82,6 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
 
 
 def ready(main: MainScreen) -> bool:
-    return main.backend is not None and main.current is not None
+    """The engine is up and the main screen has shown what it has (the status says so)."""
+    shown = main.status.engine_state != "starting codex…"
+    return main.backend is not None and main.current is not None and shown

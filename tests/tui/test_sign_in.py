@@ -61,7 +61,11 @@ async def signed_out_app(
     sign_in = SignIn(partial(Engine.open, own, cwd=workspace), open_live, offer_at_start=True)
     app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in)
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, SignInScreen), "sign-in is offered")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, SignInScreen) and app.screen.query(OptionList),
+            "sign-in is offered",
+        )
         yield app, pilot
         await app.shut_down()
 

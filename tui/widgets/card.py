@@ -76,9 +76,15 @@ class InteractionCard(Vertical, can_focus=True):
         return not self.resolved
 
     def take_focus(self) -> None:
-        """Focus the card (or its first field) when it appears."""
+        """Focus the card (or its first field) when it appears, and once it is laid out show
+        it from its top (a card taller than the view shows its question first)."""
         fields = self.query(FIELDS)
-        (fields.first() if fields else self).focus()
+        (fields.first() if fields else self).focus(scroll_visible=False)
+        self.call_after_refresh(self._show_from_top)
+
+    def _show_from_top(self) -> None:
+        if self.is_attached:
+            self.screen.scroll_to_widget(self, animate=False, top=True)
 
     def answer(self, answer: Answer) -> None:
         if not self.resolved:
