@@ -54,7 +54,7 @@ from engine.session import SessionInfo, session_info
 from engine.settings import Settings
 from engine.side_chat import SideChat
 from engine.side_chats import SideChats
-from engine.store import Store
+from engine.store import Store, StoredConversation
 from engine.tasks import task_group
 from engine.trace import Redactor, jsonl
 
@@ -262,25 +262,27 @@ class Engine:
 
     async def unarchive(self, reference: str) -> CommandResult:
         """Bring back an archived conversation of the store (by id, or a unique prefix)."""
-        store = self._journal.store
-        if store is None:
+        if self._journal.store is None:
             return self._failed(None, "Nothing is archived: this codex-deck keeps no store.")
-        loaded = await anyio.to_thread.run_sync(store.load)
-        found = [c for c in loaded.conversations if c.archived and c.id.startswith(reference)]
+        found = [c for c in await self._archived() if c.id.startswith(reference)]
         if len(found) != 1:
             how = "No archived conversation's" if not found else "More than one archived"
             return self._failed(None, f"{how} id starts with {reference!r}; /unarchive lists them.")
-        conversation = await self._restorer.unarchive(found[0].id)
-        if conversation is None:
-            return self._failed(None, f"{found[0].title!r} could not be brought back.")
+        conversation = await self._restorer.unarchive(found[0])
         return CommandResult(
             True, f"Brought back {conversation.title!r}.", conversation_id=conversation.id
         )
 
-    async def _list_archived(self, conversation: Conversation) -> CommandResult:
+    async def _archived(self) -> list[StoredConversation]:
+        """The store's archived conversations (none without a store)."""
         store = self._journal.store
-        loaded = await anyio.to_thread.run_sync(store.load) if store is not None else None
-        archived = [c for c in loaded.conversations if c.archived] if loaded else []
+        if store is None:
+            return []
+        loaded = await anyio.to_thread.run_sync(store.load)
+        return [c for c in loaded.conversations if c.archived]
+
+    async def _list_archived(self, conversation: Conversation) -> CommandResult:
+        archived = await self._archived()
         if not archived:
             return self._told(conversation, "No conversation is archived.")
         listed = "\n".join(f"  {c.id[:8]}  {c.title}" for c in archived)

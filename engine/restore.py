@@ -110,17 +110,10 @@ class Restorer:
             self._conversations.bind(conversation, stored.thread_id)
         return conversation
 
-    async def unarchive(self, conversation_id: str) -> Conversation | None:
-        """Bring an archived conversation of the store back (its codex thread unarchived and
-        resumed); None if the store has no archived conversation of that id."""
-        store = self._journal.store
-        if store is None:
-            return None
-        loaded = await anyio.to_thread.run_sync(store.load)
-        found = [c for c in loaded.conversations if c.id == conversation_id and c.archived]
-        if not found:
-            return None
-        conversation = await self._add(found[0])
+    async def unarchive(self, stored: StoredConversation) -> Conversation:
+        """Bring an archived conversation of the store back: its codex thread unarchived and
+        resumed."""
+        conversation = await self._add(stored)
         conversation.archived = False
         if conversation.thread_id is not None:
             with contextlib.suppress(RpcError, ConnectionClosed):
