@@ -44,6 +44,11 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
+class Output:
+    """Where the latest command's whole output is kept (a front end opens it in a pager)."""
+
+
+@dataclass(frozen=True, slots=True)
 class New:
     title: str | None
 
@@ -177,6 +182,7 @@ Command = (
     | Stop
     | Reset
     | Session
+    | Output
     | New
     | Rename
     | Archive
@@ -350,6 +356,12 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage(
         "session", "", "ids, thread, model, sandbox, approvals, tokens", _no_arguments(Session())
+    ),
+    Usage(
+        "output",
+        "",
+        "the latest command's whole output, in the pager (the screen keeps its last part)",
+        _no_arguments(Output()),
     ),
     Usage(
         "continue",

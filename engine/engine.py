@@ -45,6 +45,7 @@ from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
 from engine.models import describe_model, model_named, unknown_model
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.outputs import CommandOutputs, KeptOutput
 from engine.recording import RecordingError, event_from_json
 from engine.restore import Restorer
 from engine.router import Router
@@ -120,7 +121,8 @@ class Engine:
         self._tasks = tasks
         self._cwd = cwd
         self._journal = Journal(store, settings.limits.trace_events_per_turn)
-        self._emitter = Emitter(settings.limits.trace_events_per_turn, self._journal.event)
+        self._outputs = CommandOutputs(settings.limits.command_output_bytes)
+        self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
         self._conversations = Conversations()
         self._interactions = Interactions()
         self.offline = settings.codex.provider == OFFLINE_PROVIDER
@@ -202,6 +204,7 @@ class Engine:
             finally:
                 with anyio.CancelScope(shield=True):
                     await engine._shut_down()
+                    engine._outputs.close()
                     if store is not None:
                         await store.flush()
             tasks.cancel_scope.cancel()
@@ -594,6 +597,8 @@ class Engine:
             return self._continue(conversation)
         if isinstance(command, commands.Resend):
             return await self._resend(conversation)
+        if isinstance(command, commands.Output):
+            return self._output(conversation)
         if isinstance(command, commands.Session):
             text = self.session_info(conversation.id).describe()
             self._notice(conversation, "info", text)
@@ -927,6 +932,20 @@ class Engine:
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """Every kept event of the conversation in order, earlier runs' included."""
         return self._emitter.trace(self._conversations.get(conversation_id).id).all_events()
+
+    def command_output(self, conversation_id: str, item_id: str | None = None) -> KeptOutput:
+        """Where a command's whole output is kept (the screen keeps only its latest part);
+        without an item, the conversation's latest command's."""
+        conversation = self._conversations.get(conversation_id)
+        return self._outputs.kept(conversation.id, item_id)
+
+    def _output(self, conversation: Conversation) -> CommandResult:
+        kept = self._outputs.kept(conversation.id)
+        if kept.path is None:
+            return CommandResult(False, f"No command output is kept: {kept.problem}.")
+        text = f"The latest command's whole output ({kept.size:,} bytes) is in {kept.path}"
+        self._notice(conversation, "info", text)
+        return CommandResult(True, text)
 
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         """The events of one turn (None: between turns), with a `TraceGap` where trimmed."""
@@ -1301,6 +1320,11 @@ class Engine:
                     f"codex-deck. Last: {failure}",
                 )
                 return
+
+    def _record(self, event: EngineEvent, turn_id: str | None) -> None:
+        """Every emitted event: into the store's journal, and command output into its file."""
+        self._journal.event(event, turn_id)
+        self._outputs.event(event)
 
     def _status(self, status: Literal["starting", "online", "failed"], detail: str) -> None:
         self._emitter.emit(EngineStatus(**self._emitter.stamp(None), status=status, detail=detail))

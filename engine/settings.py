@@ -82,6 +82,8 @@ class LimitsSettings(_Section):
     """The largest image that may be attached to a message."""
     images_per_message: int = Field(default=10, ge=1)
     """Images that may be attached to one message."""
+    command_output_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    """A command's output kept in its file (the screen keeps only the latest 256 KB)."""
 
 
 class StoreSettings(_Section):

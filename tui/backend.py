@@ -22,6 +22,7 @@ from engine.events import (
 from engine.fanout import Subscription
 from engine.interactions import Answer
 from engine.offline import offline_settings
+from engine.outputs import KeptOutput
 from engine.protocol import ModelInfo
 from engine.scripted_model import run_scripted_model
 from engine.search import SearchHit
@@ -73,6 +74,8 @@ class Backend(Protocol):
     def session_info(self, conversation_id: str) -> SessionInfo: ...
 
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]: ...
+
+    def command_output(self, conversation_id: str, item_id: str | None = None) -> KeptOutput: ...
 
     async def export_trace(self, conversation_id: str, path: Path) -> int: ...
 

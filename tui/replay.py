@@ -31,6 +31,7 @@ from engine.events import (
 )
 from engine.fanout import Fanout, Subscription
 from engine.interactions import Answer
+from engine.outputs import KeptOutput
 from engine.protocol import ModelInfo
 from engine.search import SearchHit, search_events
 from engine.session import SessionInfo
@@ -208,6 +209,9 @@ class ReplayBackend:
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """A replay sends every event through its stream; nothing came before it."""
         return []
+
+    def command_output(self, conversation_id: str, item_id: str | None = None) -> KeptOutput:
+        return KeptOutput(None, problem="a recording keeps only what the screen kept")
 
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         current: str | None = None

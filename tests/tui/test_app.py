@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from textual.selection import Selection
 
@@ -12,6 +13,7 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
+from tui.entries import KEPT_OUTPUT_CHARS
 from tui.markdown import MarkdownChunk
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
@@ -142,6 +144,29 @@ async def test_a_command_output_is_folded_and_expands(deck: Deck) -> None:
         assert shown.split("\n")[-40:] == [str(n) for n in range(1, 41)]
         await pilot.press("ctrl+o")
         assert str(cell.query_one(".command-output").render()).split() == ["37", "38", "39", "40"]
+
+
+async def test_ten_megabytes_of_output_keep_the_screen_bounded_and_open_whole(
+    deck: Deck,
+) -> None:
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "flood the output")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        [cell] = transcript(app).query(CommandCell)
+        assert len(cell.output) == KEPT_OUTPUT_CHARS
+        note = str(cell.query_one(".command-more").render())
+        assert "(the screen keeps the latest part · o opens all of it)" in note
+        cell.focus()
+        await pilot.press("o")
+        shown = [n.message for n in app._notifications]
+        [said] = [m for m in shown if m.startswith("This terminal cannot hand over to a pager")]
+        path = Path(said.rsplit("the output is in ", 1)[1])
+        assert app.main.current is not None
+        assert app.main.backend is not None
+        kept = app.main.backend.command_output(app.main.current, cell.entry.key)
+        assert path == kept.path
+        assert (await anyio.Path(path).stat()).st_size == kept.size > 10 * KEPT_OUTPUT_CHARS
+        assert (await anyio.Path(path).read_text()).endswith(cell.output[-1000:])
 
 
 async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:

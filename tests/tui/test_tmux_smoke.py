@@ -171,3 +171,26 @@ def test_after_the_app_is_killed_mid_turn_it_comes_back_and_says_what_is_unknown
     assert "› count for me" in screen
     assert "one two three" in screen
     terminal.type("C-q")
+
+
+def test_a_command_output_opens_whole_in_the_pager_and_the_app_comes_back(
+    terminal: Terminal, isolated_settings: Path, tmp_path: Path
+) -> None:
+    paged = tmp_path / "paged.txt"
+    pager = tmp_path / "pager"
+    pager.write_text(f'#!/bin/sh\nwc -c < "$1" > {paged}\nhead -c 100 "$1"\nread answer\n')
+    pager.chmod(0o700)
+    terminal.type(f"PAGER={pager} CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
+    terminal.wait_for("offline demo")
+    terminal.type("flood the output", "Enter")
+    terminal.wait_for("turn completed")
+    terminal.wait_for("opens all of it")
+    terminal.type("/output", "Enter")
+    terminal.wait_until(lambda: paged.exists() and bool(paged.read_text().strip()), "the pager")
+    terminal.wait_for("x" * 100)
+    assert "turn completed" not in terminal.screen(), "the app stepped aside"
+    assert int(paged.read_text()) > 1_000_000
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")

@@ -36,11 +36,14 @@ from engine.events import (
 from engine.interactions import Answer
 from engine.search import SearchHit
 from tui.backend import Backend
+from tui.entries import CommandEntry
+from tui.pager import output_file, page
 from tui.replay import ReplayBackend
 from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.widgets.card import InteractionCard
+from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.find_bar import Closed as FindClosed
@@ -348,6 +351,12 @@ class MainScreen(Screen[None]):
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
+        latest = self._transcript(self.current)
+        command = latest.last_command() if latest is not None else None
+        if event.text.strip() == "/output" and command is not None:
+            self.query_one(Composer).text = ""
+            self._page_output(command.entry)
+            return
         if event.text.strip() in ("/model", "/model all"):
             self._pick_model(self.current, event.text.strip() == "/model all")
             return
@@ -588,6 +597,22 @@ class MainScreen(Screen[None]):
         command = transcript.last_command() if transcript is not None else None
         if command is not None:
             command.action_toggle_output()
+
+    @on(CommandCell.OpenOutput)
+    def _open_output(self, message: CommandCell.OpenOutput) -> None:
+        self._page_output(message.entry)
+
+    def _page_output(self, entry: CommandEntry) -> None:
+        """The command's whole output in the pager (the kept file, or the screen's copy)."""
+        if self.backend is None or self.current is None:
+            return
+        kept = self.backend.command_output(self.current, entry.key)
+        path, temporary = output_file(kept, entry.output)
+        problem = page(self.app, path)
+        if problem is not None:
+            self.notify(problem, severity="warning", timeout=15)
+        elif temporary:
+            path.unlink(missing_ok=True)
 
     def action_copy_answer(self) -> None:
         transcript = self._transcript(self.current or "")

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
@@ -19,7 +20,17 @@ COLLAPSED_LINES = 4
 class CommandCell(Streamed, Vertical, can_focus=True):
     """A command execution. Enter (or a click) shows all of its output."""
 
-    BINDINGS = [Binding("enter,space", "toggle_output", "Output", id="command.toggle")]
+    BINDINGS = [
+        Binding("enter,space", "toggle_output", "Output", id="command.toggle"),
+        Binding("o", "open_output", "Full output", id="command.open"),
+    ]
+
+    class OpenOutput(Message):
+        """The user asked for the command's whole output in the pager."""
+
+        def __init__(self, entry: CommandEntry) -> None:
+            super().__init__()
+            self.entry = entry
 
     DEFAULT_CSS = """
     CommandCell { height: auto; margin: 1 0 0 0; padding: 0 1; border-left: thick $panel; }
@@ -63,6 +74,9 @@ class CommandCell(Streamed, Vertical, can_focus=True):
     def action_toggle_output(self) -> None:
         self.expanded = not self.expanded
 
+    def action_open_output(self) -> None:
+        self.post_message(self.OpenOutput(self.entry))
+
     def on_click(self) -> None:
         self.action_toggle_output()
 
@@ -91,7 +105,7 @@ class CommandCell(Streamed, Vertical, can_focus=True):
         elif self.expanded and entry.output.count("\n") > COLLAPSED_LINES:
             more.append("enter to collapse")
         if entry.trimmed:
-            more.append("(the oldest output was dropped from the screen)")
+            more.append("(the screen keeps the latest part · o opens all of it)")
         note = self.query_one(".command-more", Static)
         note.update("  ".join(more))
         note.display = bool(more)

@@ -1,0 +1,84 @@
+"""A command's whole output is kept in a private file, outside the screen's bounded copy."""
+
+from __future__ import annotations
+
+import stat
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from engine.events import ItemCompleted
+from engine.outputs import CUT_NOTE, CommandOutputs
+from engine.protocol import CommandExecutionItem
+from engine.scripted_model import ScriptedModel
+from engine.settings import LimitsSettings, Settings
+from tests.e2e.conftest import open_engine
+
+pytestmark = pytest.mark.anyio
+
+FLOOD_BYTES = 10_000_000 + 10_000_000 // 100
+"""`head -c 10000000 … | fold -w 100`: ten million x's and a newline after every hundred.
+Codex streams most of it (it drops some output deltas under such a flood: 8.1 to 10.1 MB
+of it arrived in runs here) and its completed item carries only the first MiB."""
+
+
+async def test_ten_megabytes_of_output_are_kept_whole_in_a_private_file(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "flood the output")
+        done = await log.wait_for(ItemCompleted, lambda e: isinstance(e.item, CommandExecutionItem))
+        assert isinstance(done.item, CommandExecutionItem)
+        aggregated = len(done.item.aggregated_output or "")
+        assert aggregated < FLOOD_BYTES / 5
+        kept = engine.command_output(conversation.id, done.item.id)
+        assert kept.path is not None
+        assert kept.problem is None
+        assert kept.size == kept.path.stat().st_size
+        assert FLOOD_BYTES >= kept.size > 4 * aggregated
+        with kept.path.open("rb") as file:
+            assert file.read(101) == b"x" * 100 + b"\n"
+        assert stat.S_IMODE(kept.path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(kept.path.parent.stat().st_mode) == 0o700
+        await log.turn_completed(conversation.id)
+        said = await engine.execute(conversation.id, "/output")
+        assert said.ok
+        assert said.message == (
+            f"The latest command's whole output ({kept.size:,} bytes) is in {kept.path}"
+        )
+    assert not kept.path.exists()
+    assert not kept.path.parent.exists()
+
+
+async def test_output_past_the_limit_is_cut_with_a_note(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    limit = 1024 * 1024
+    base = Settings(limits=LimitsSettings(command_output_bytes=limit))
+    async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "flood the output")
+        done = await log.wait_for(ItemCompleted, lambda e: isinstance(e.item, CommandExecutionItem))
+        kept = engine.command_output(conversation.id, done.item.id)
+        assert kept.path is not None
+        text = kept.path.read_bytes()
+        note = CUT_NOTE.format(limit=limit).encode()
+        assert text.endswith(note)
+        assert len(text) == limit + len(note)
+
+
+def test_a_spool_that_cannot_be_written_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_directory))
+    outputs = CommandOutputs(limit=1 << 20)
+    outputs.add(("c", "call_1"), "hello\n")
+    kept = outputs.kept("c", "call_1")
+    assert kept.path is None
+    assert kept.problem == "Not a directory"
+    assert outputs.kept("c", "never").problem == "the command printed nothing"
+    outputs.close()
