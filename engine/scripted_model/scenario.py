@@ -41,6 +41,8 @@ class Reply:
     chunk: int = 16
     pace_ms: int = 0
     repeat: int = 1
+    messages: int = 1
+    """The text is sent as this many separate message items (each the whole text)."""
     exec: str | None = None
     justification: str | None = None
     prefix_rule: tuple[str, ...] = ()
@@ -90,6 +92,7 @@ _REPLY_TYPES: dict[str, type] = {
     "chunk": int,
     "pace_ms": int,
     "repeat": int,
+    "messages": int,
     "exec": str,
     "justification": str,
     "prefix_rule": list,

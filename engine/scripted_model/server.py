@@ -195,20 +195,12 @@ class ScriptedModel:
             await out.send(sse.reasoning_done(reasoning_id, reply.reasoning))
         text = reply.full_text.replace("{scenarios}", self.script.menu())
         if text or reply.hold:
-            message_id = f"msg-{number}"
-            await out.send(sse.message_added(message_id))
-            for piece in _pieces(text, reply.chunk):
-                await out.send(sse.text_delta(message_id, piece))
-                if reply.pace_ms:
-                    await out.flush()
-                    await anyio.sleep(reply.pace_ms / 1000)
-            if reply.hold:
-                await out.flush()
-                if not await self._hold(buffered):
+            for copy in range(reply.messages):
+                message_id = f"msg-{number}" if copy == 0 else f"msg-{number}-{copy}"
+                if not await self._message(out, buffered, reply, message_id, text):
                     return False
-            if reply.cut:
-                return True
-            await out.send(sse.message_done(message_id, text))
+                if reply.cut:
+                    return True
         tool = _tool_call(reply, number)
         if tool is not None:
             await out.send(tool)
@@ -216,6 +208,29 @@ class ScriptedModel:
             await out.send(sse.failed(response_id, reply.fail))
         elif not reply.cut:
             await out.send(sse.completed(response_id, request_size // 4, len(text) // 4))
+        return True
+
+    async def _message(
+        self,
+        out: _ChunkedEvents,
+        buffered: BufferedByteReceiveStream,
+        reply: Reply,
+        message_id: str,
+        text: str,
+    ) -> bool:
+        """Stream one message item; False when the client went away while it was held."""
+        await out.send(sse.message_added(message_id))
+        for piece in _pieces(text, reply.chunk):
+            await out.send(sse.text_delta(message_id, piece))
+            if reply.pace_ms:
+                await out.flush()
+                await anyio.sleep(reply.pace_ms / 1000)
+        if reply.hold:
+            await out.flush()
+            if not await self._hold(buffered):
+                return False
+        if not reply.cut:
+            await out.send(sse.message_done(message_id, text))
         return True
 
     async def _hold(self, buffered: BufferedByteReceiveStream) -> bool:

@@ -89,11 +89,13 @@ class MainScreen(Screen[None]):
         Binding("f3", "session", "Session", id="conversation.session", show=False),
         Binding("f4", "toggle_side", "Side", id="side.toggle"),
         Binding("ctrl+f,slash", "find", "Find", id="find.open", show=False),
+        Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False),
     ]
 
     def __init__(self, welcome: str, demo_tour: str, conversation: str | None = None) -> None:
         super().__init__()
         self.backend: Backend | None = None
+        self._queue_shown: str | None = None
         self.current: str | None = None
         self._asked_for = conversation
         """The conversation to show first (`--conversation`), if any."""
@@ -230,7 +232,7 @@ class MainScreen(Screen[None]):
         self.query_one(ConversationList).update_conversation(info)
         if self._transcript(info.id) is None:
             switcher = self.query_one(ContentSwitcher)
-            await switcher.mount(Transcript(info.id, self._welcome, info.cwd))
+            await switcher.add_content(Transcript(info.id, self._welcome, info.cwd))
         if info.queued == 0:
             self._queued.pop(info.id, None)
         if info.id == self.current:
@@ -295,6 +297,9 @@ class MainScreen(Screen[None]):
             find.action_close()
         self.current = conversation_id
         self.query_one(ContentSwitcher).current = f"transcript-{conversation_id}"
+        transcript = self._transcript(conversation_id)
+        if transcript is not None:
+            await transcript.catch_up()
         self.query_one(ConversationList).show(conversation_id)
         self.query_one(TracePane).show(conversation_id)
         self.query_one(SidePanel).show(conversation_id)
@@ -309,12 +314,15 @@ class MainScreen(Screen[None]):
 
     def _refresh_queue(self) -> None:
         queued = self._queued.get(self.current or "", [])
+        lines = "\n".join(
+            f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
+        )
+        if lines == self._queue_shown:
+            return  # every batch of events comes here; an update re-lays out the screen
+        self._queue_shown = lines
         strip = self.query_one("#queue", Static)
         strip.display = bool(queued)
-        lines = [
-            f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
-        ]
-        strip.update("\n".join(lines))
+        strip.update(lines)
 
     def _refresh_attachments(self) -> None:
         info = self._infos.get(self.current or "")
@@ -613,6 +621,12 @@ class MainScreen(Screen[None]):
             self.notify(problem, severity="warning", timeout=15)
         elif temporary:
             path.unlink(missing_ok=True)
+
+    async def action_show_earlier(self) -> None:
+        """Bring back older entries of the conversation in view."""
+        transcript = self._current_transcript()
+        if transcript is not None:
+            await transcript.action_show_earlier()
 
     def action_copy_answer(self) -> None:
         transcript = self._transcript(self.current or "")

@@ -235,6 +235,8 @@ class TracePane(Vertical):
 
     def show(self, conversation_id: str) -> None:
         self._shown = conversation_id
+        if not self.display:
+            return
         self._redraw()
         if self.has_class("-timeline"):
             self._draw_timeline()
@@ -245,17 +247,19 @@ class TracePane(Vertical):
         self._keys.clear()
         for row in self._rows.get(self._shown or "", ()):
             if matches(row, self._filter):
-                self._add_row(table, row)
+                self._add_row(table, row, follow=False)
+        if table.row_count:
+            table.move_cursor(row=table.row_count - 1, animate=False)
         title = f"trace · {self._filter}   (f filter, t timeline, r raw, e export, enter jump)"
         self.query_one(".trace-title", Static).update(title)
 
-    def _add_row(self, table: DataTable[str], row: Row) -> None:
+    def _add_row(self, table: DataTable[str], row: Row, follow: bool = True) -> None:
         key = str(row.event.seq)
         stamp = time.strftime("%H:%M:%S", time.localtime(row.event.at))
         label = f"×{row.count}" if row.count > 1 else row.label
         table.add_row(stamp, row.kind, label, row.took, key=key)
         self._keys[key] = row
-        if table.cursor_row >= table.row_count - 2:
+        if follow and table.cursor_row >= table.row_count - 2:
             table.move_cursor(row=table.row_count - 1, animate=False)
 
     def action_next_filter(self) -> None:

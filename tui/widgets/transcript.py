@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
@@ -75,15 +74,14 @@ CARDS: dict[str, type[InteractionCard]] = {"question": QuestionCard, "elicitatio
 FRAME_SECONDS = 1 / 30
 WINDOW = 300
 """Entries that have widgets; older ones are kept as data only."""
+FIRST_WINDOW = 60
+"""Entries given widgets when a transcript is first filled (a conversation reopened with its
+history): enough to fill the screen; the older ones come back with ctrl+home."""
 EARLIER_STEP = 150
 
 
 class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
-
-    BINDINGS = [
-        Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False)
-    ]
 
     DEFAULT_CSS = """
     Transcript { padding: 0 1 1 1; }
@@ -111,6 +109,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._earlier = Static("", classes="earlier", markup=False)
         self._found: set[int] = set()
         self._found_current: int | None = None
+        self._unshown_from: int | None = None
+        """While the transcript is out of view: the first entry that has not been shown."""
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
@@ -121,7 +121,7 @@ class Transcript(VerticalScroll, can_focus=False):
     @property
     def settled(self) -> bool:
         """Nothing is waiting to be drawn."""
-        return not self._streaming and not self._flush_scheduled
+        return not self._streaming and not self._flush_scheduled and self._unshown_from is None
 
     @property
     def entries(self) -> list[Entry]:
@@ -143,6 +143,10 @@ class Transcript(VerticalScroll, can_focus=False):
         shown_before = len(self._entries)
         for event in events:
             self._apply(event)
+        if not self.display:
+            if self._unshown_from is None:
+                self._unshown_from = shown_before
+            return []
         await self._show(shown_before)
         self._schedule_flush()
         return [
@@ -261,6 +265,8 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _show(self, shown_before: int) -> None:
         """Give widgets to new entries, update changed ones, and keep the window bounded."""
         first = max(self._first_shown, len(self._entries) - self._window)
+        if not shown_before:
+            first = max(first, len(self._entries) - FIRST_WINDOW)
         if first > self._first_shown:
             old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
             for entry in self._entries[self._first_shown : first]:
@@ -276,6 +282,14 @@ class Transcript(VerticalScroll, can_focus=False):
             if entry.widget is not None and entry not in new:
                 await self._refresh(entry)
         self._show_earlier_line()
+
+    async def catch_up(self) -> None:
+        """The transcript came into view: draw what happened while it was out of view (its
+        entries were kept up to date; widgets are made and streamed text drawn only now)."""
+        if self._unshown_from is not None:
+            shown_before, self._unshown_from = self._unshown_from, None
+            await self._show(shown_before)
+        self._schedule_flush()
 
     def _widget(self, entry: Entry) -> Widget:
         widget: Widget
@@ -357,12 +371,14 @@ class Transcript(VerticalScroll, can_focus=False):
             self.run_worker(self.action_show_earlier(), exclusive=True)
 
     def _schedule_flush(self) -> None:
-        if self._streaming and not self._flush_scheduled:
+        if self._streaming and not self._flush_scheduled and self.display:
             self._flush_scheduled = True
             self.set_timer(FRAME_SECONDS, self._flush)
 
     async def _flush(self) -> None:
         self._flush_scheduled = False
+        if not self.display:
+            return
         streaming, self._streaming = self._streaming, set()
         for widget in streaming:
             if isinstance(widget, Widget) and widget.is_mounted:

@@ -1,0 +1,263 @@
+"""Figures under load, each through the app on the real engine and the scripted model:
+
+- one command printing 10 MB of output: keystroke → composer while it streams, and the
+  app's memory after it (the whole output goes to a file, the screen keeps 256 KB);
+- a conversation of 5,000 items, reopened after a restart: start → its latest items painted;
+- eight conversations streaming long answers at once: all complete, and the keystroke
+  latency meanwhile.
+
+Run: `.venv/bin/python -m bench.load_figures`. Prints a table and merges into bench/results.json.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+from textual.pilot import Pilot
+
+from bench.figures import figure, print_table, save
+from bench.tui_figures import echo_ms, percentile, rss_mib
+from engine.engine import Engine
+from engine.events import TurnCompleted
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel, load_script, run_scripted_model
+from engine.scripted_model.scenario import builtin_files
+from engine.settings import LimitsSettings, Settings
+from engine.store import Store
+from tui.app import CodexDeckApp
+from tui.backend import Backend
+from tui.entries import TurnEntry
+from tui.widgets.composer import Composer
+from tui.widgets.notes import TurnMarker
+from tui.widgets.transcript import Transcript
+
+RUNS = 3
+ITEMS = 5000
+STREAMS = 8
+MANY_ITEMS = f"""
+[[scenario]]
+name = "many-items"
+match = '(?i)\\bmany items\\b'
+
+[[scenario.reply]]
+messages = {ITEMS - 1}
+chunk = 64
+text = "One of many short answers, with a `code span` and **bold** words."
+"""
+
+
+@asynccontextmanager
+async def the_app(
+    root: Path, model: ScriptedModel, store: Path | None = None, running: int = 4
+) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
+    """The app on the real engine (with a store, if given), once its conversation shows."""
+    base = Settings(limits=LimitsSettings(running_conversations=running))
+    settings = offline_settings(base, model, root / "home")
+
+    @asynccontextmanager
+    async def open_engine() -> AsyncIterator[Backend]:
+        kept = Store.open(store) if store is not None else None
+        try:
+            async with Engine.open(settings, cwd=root / "ws", store=kept) as engine:
+                yield engine
+        finally:
+            if kept is not None:
+                kept.close()
+
+    app = CodexDeckApp(settings, open_engine)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.opened or app.main.current is None:
+            await pilot.pause(0.01)
+        yield app, pilot
+        await app.shut_down()
+
+
+def shown(app: CodexDeckApp, conversation_id: str) -> Transcript:
+    return app.main.query_one(f"#transcript-{conversation_id}", Transcript)
+
+
+async def typing_while(
+    app: CodexDeckApp, pilot: Pilot[None], done: Callable[[], bool]
+) -> list[float]:
+    """Milliseconds per key typed every 50 ms until `done()`."""
+    composer = app.main.query_one(Composer)
+    composer.focus()
+    await pilot.pause()
+    typed = []
+    while not done():
+        typed.append(await echo_ms(app, composer))
+    return typed
+
+
+async def flood(root: Path) -> tuple[list[float], float, float]:
+    """Keystroke latencies while 10 MB of command output streams, the RSS (MiB) after it,
+    and the seconds until the command's cell shows its end."""
+    async with run_scripted_model() as model, the_app(root, model) as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.text = "flood the output"
+        started = time.perf_counter()
+        await pilot.press("enter")
+        transcript = shown(app, app.main.current or "")
+        typed = await typing_while(app, pilot, lambda: bool(transcript.query(TurnMarker)))
+        while not transcript.settled:
+            await pilot.pause(0.01)
+        took = time.perf_counter() - started
+        return typed, rss_mib(), took
+
+
+async def many_items(root: Path, store: Path) -> None:
+    """One conversation of ITEMS items (a question and ITEMS - 1 answers), kept in `store`."""
+    script = load_script([*builtin_files(), _scenario_file(root)])
+    async with run_scripted_model(script) as model:
+        settings = offline_settings(Settings(), model, root / "home")
+        kept = Store.open(store)
+        try:
+            async with Engine.open(settings, cwd=root / "ws", store=kept) as engine:
+                events = engine.events()
+                conversation = await engine.new_conversation("5,000 items")
+                await engine.submit(conversation.id, "many items")
+                async for event in events:
+                    if isinstance(event, TurnCompleted):
+                        break
+        finally:
+            kept.close()
+
+
+def _scenario_file(root: Path) -> Path:
+    path = root / "many.toml"
+    path.write_text(MANY_ITEMS)
+    return path
+
+
+async def reopen(root: Path, store: Path) -> tuple[float, int]:
+    """Seconds from starting the app on `store` to the last of its items painted, and how
+    many items the transcript holds."""
+    async with run_scripted_model() as model:
+        started = time.perf_counter()
+        async with the_app(root, model, store) as (app, pilot):
+            transcript = shown(app, app.main.current or "")
+            while not (len(transcript.entries) >= ITEMS and transcript.settled):
+                await pilot.pause(0.005)
+            last = transcript.entries[-1].widget
+            while last is None or not last.is_mounted or not last.region:
+                await pilot.pause(0.005)
+                last = transcript.entries[-1].widget
+            took = time.perf_counter() - started
+            return took, len(transcript.entries)
+
+
+async def eight_streams(root: Path) -> tuple[float, list[float], int, list[float]]:
+    """Seconds until eight long answers, sent at once to eight conversations (one in view),
+    have all completed and the one in view is drawn; the keystroke latencies meanwhile; how
+    many completed; and the milliseconds each of the others then takes to be drawn when it
+    is switched to."""
+    async with (
+        run_scripted_model() as model,
+        the_app(root, model, running=STREAMS) as (
+            app,
+            pilot,
+        ),
+    ):
+        assert app.main.backend is not None
+        conversations = [app.main.current or ""]
+        for number in range(STREAMS - 1):
+            created = await app.main.backend.new_conversation(f"stream {number + 2}")
+            conversations.append(created.id)
+        while len(app.main.query(Transcript)) < STREAMS:
+            await pilot.pause(0.01)
+        started = time.perf_counter()
+        for conversation in conversations:
+            outcome = await app.main.backend.submit(conversation, "long answer")
+            assert outcome.accepted, outcome.message
+
+        def ended(conversation: str) -> bool:
+            return any(isinstance(e, TurnEntry) for e in shown(app, conversation).entries)
+
+        typed = await typing_while(app, pilot, lambda: all(map(ended, conversations)))
+        while not shown(app, conversations[0]).settled:
+            await pilot.pause(0.01)
+        took = time.perf_counter() - started
+        switches = []
+        for conversation in conversations[1:]:
+            began = time.perf_counter()
+            await app.main.show_conversation(conversation)
+            while not shown(app, conversation).settled:
+                await pilot.pause(0.005)
+            await pilot.pause()
+            switches.append((time.perf_counter() - began) * 1000)
+        return took, typed, sum(map(ended, conversations)), switches
+
+
+async def eight_streams_engine_alone(root: Path) -> float:
+    """Seconds for the engine alone to receive the same eight long answers (the floor)."""
+    async with run_scripted_model() as model:
+        base = Settings(limits=LimitsSettings(running_conversations=STREAMS))
+        settings = offline_settings(base, model, root / "home")
+        async with Engine.open(settings, cwd=root / "ws") as engine:
+            events = engine.events()
+            conversations = [await engine.new_conversation() for _ in range(STREAMS)]
+            started = time.perf_counter()
+            for conversation in conversations:
+                await engine.submit(conversation.id, "long answer")
+            ended = 0
+            async for event in events:
+                ended += isinstance(event, TurnCompleted)
+                if ended == STREAMS:
+                    break
+            return time.perf_counter() - started
+
+
+def main() -> None:
+    figures: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "home").mkdir()
+        (root / "ws").mkdir()
+        floods = [anyio.run(flood, root) for _ in range(RUNS)]
+        figures["10 MB output: keystroke → composer, p99"] = figure(
+            [percentile(typed, 0.99) for typed, _, _ in floods], "ms"
+        )
+        figures["10 MB output: RSS after it"] = figure([rss for _, rss, _ in floods], "MiB")
+        figures["10 MB output: sent → shown"] = figure([t * 1000 for _, _, t in floods], "ms")
+
+        store = root / "store.sqlite3"
+        anyio.run(many_items, root, store)
+        reopened = [anyio.run(reopen, root, store) for _ in range(RUNS)]
+        assert all(items >= ITEMS for _, items in reopened), reopened
+        figures["5,000 items: restart → latest painted"] = figure(
+            [took * 1000 for took, _ in reopened], "ms"
+        )
+
+        alone = []
+        streams = []
+        for _ in range(RUNS):
+            alone.append(anyio.run(eight_streams_engine_alone, root))
+            streams.append(anyio.run(eight_streams, root))
+        figures["8 long answers at once: engine alone"] = figure([a * 1000 for a in alone], "ms")
+        assert all(completed == STREAMS for _, _, completed, _ in streams), streams
+        figures["8 long answers at once: all done"] = figure(
+            [took * 1000 for took, _, _, _ in streams], "ms"
+        )
+        figures["8 long answers at once: keystroke p99"] = figure(
+            [percentile(typed, 0.99) for _, typed, _, _ in streams], "ms"
+        )
+        figures["8 long answers: switch to one → drawn"] = figure(
+            [ms for *_, switches in streams for ms in switches], "ms"
+        )
+    print_table(figures)
+    ratio = (
+        figures["8 long answers at once: all done"]["median"]
+        / figures["8 long answers at once: engine alone"]["median"]
+    )
+    print(f"\n8 long answers at once, UI / engine alone: {ratio:.2f}x")
+    save(figures, {"ui/engine (8 long answers at once)": ratio})
+
+
+if __name__ == "__main__":
+    main()
