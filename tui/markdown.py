@@ -1,4 +1,4 @@
-"""Markdown drawn cheaply: finished blocks are frozen into chunks laid out once per width, and
+"""Markdown drawn cheaply: finished blocks are frozen into pieces laid out once per width, and
 only the unfinished tail of a streaming answer is drawn again as it grows."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-CHUNK_CHARS = 1500
+CHUNK_CHARS = 500
 """Roughly how much text a frozen chunk holds."""
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
@@ -41,32 +41,50 @@ def markdown(text: str, dark: bool) -> Markdown:
 
 
 class MarkdownChunk(Widget):
-    """A piece of Markdown, laid out once for each width it is shown at."""
+    """Pieces of Markdown drawn one under the other, each laid out once for each width it is
+    shown at: the frozen part of an answer grows by whole pieces (`append`), the live tail is
+    one piece replaced as it grows (`show`). One widget, however many pieces, keeps the
+    screen's layout as cheap for a long answer as for a short one."""
 
     DEFAULT_CSS = """
     MarkdownChunk { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, text: str, *, classes: str = "") -> None:
+    def __init__(self, text: str = "", *, classes: str = "") -> None:
         super().__init__(classes=classes)
-        self.text = text
+        self._pieces: list[str] = [text] if text else []
         self._lines: list[Strip] = []
+        self._drawn = 0
+        """How many of the pieces `_lines` holds."""
         self._laid_out_for: tuple[int, bool] | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self._pieces)
 
     def show(self, text: str) -> None:
         """Replace the text (the live tail of a streaming answer)."""
-        self.text = text
+        self._pieces = [text] if text else []
         self._laid_out_for = None
+        self.refresh(layout=True)
+
+    def append(self, text: str) -> None:
+        """Add a finished piece under the others (only it is laid out anew)."""
+        self._pieces.append(text)
         self.refresh(layout=True)
 
     def _lay_out(self, width: int) -> list[Strip]:
         dark = self.app.current_theme.dark
         if self._laid_out_for != (width, dark):
+            self._laid_out_for = (width, dark)
+            self._lines, self._drawn = [], 0
+        if self._drawn < len(self._pieces):
             console = self.app.console
             options = console.options.update_width(max(width, 1))
-            rendered = console.render_lines(markdown(self.text, dark), options, pad=False)
-            self._lines = [Strip(line) for line in rendered] if self.text else []
-            self._laid_out_for = (width, dark)
+            for piece in self._pieces[self._drawn :]:
+                rendered = console.render_lines(markdown(piece, dark), options, pad=False)
+                self._lines += [Strip(line) for line in rendered]
+            self._drawn = len(self._pieces)
         return self._lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

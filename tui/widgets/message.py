@@ -53,39 +53,34 @@ class AgentMessage(Streamed, Vertical):
         super().__init__()
         self.entry = entry
         self._frozen = 0
-        self._tail = MarkdownChunk("", classes="tail")
+        """How much of the text is in the frozen pieces."""
+        self._done = MarkdownChunk(classes="frozen")
+        self._tail = MarkdownChunk(classes="tail")
 
     def compose(self) -> ComposeResult:
-        text = self.entry.text
-        for end in chunk_ends(text, 0):
-            yield MarkdownChunk(text[self._frozen : end])
-            self._frozen = end
-        self._tail.text = text[self._frozen :]
+        self._freeze()
+        self._tail.show(self.entry.text[self._frozen :])
+        yield self._done
         yield self._tail
 
     @property
     def text(self) -> str:
         return self.entry.text
 
-    async def redraw(self) -> None:
+    def _freeze(self) -> None:
+        """Move the finished blocks of the text into the frozen pieces."""
         text = self.entry.text
-        ends = chunk_ends(text, self._frozen)
-        if ends:
-            chunks = []
-            for end in ends:
-                chunks.append(MarkdownChunk(text[self._frozen : end]))
-                self._frozen = end
-            await self.mount_all(chunks, before=self._tail)
-        self._tail.show(text[self._frozen :])
+        for end in chunk_ends(text, self._frozen):
+            self._done.append(text[self._frozen : end])
+            self._frozen = end
+
+    async def redraw(self) -> None:
+        self._freeze()
+        self._tail.show(self.entry.text[self._frozen :])
 
     async def finish(self) -> None:
         """The message is complete (codex's final text wins over what was streamed)."""
-        if not self.entry.text.startswith(self._frozen_text()):
-            await self.remove_children()
+        if not self.entry.text.startswith(self._done.text):
             self._frozen = 0
-            self._tail = MarkdownChunk("", classes="tail")
-            await self.mount(self._tail)
+            self._done.show("")
         await super().finish()
-
-    def _frozen_text(self) -> str:
-        return "".join(chunk.text for chunk in self.query(MarkdownChunk) if chunk is not self._tail)
