@@ -1,0 +1,220 @@
+"""codex-deck side by side with the Codex CLI's own TUI (the `codex` binary of the same
+wheel), both in a 120×36 pty on the same scripted model, in one run:
+
+- start → first paint and start → ready to type;
+- the 20,000-token answer: seconds from Enter to the turn's end on screen, and the CPU time
+  it took (the whole process tree: codex-deck with its app-server; codex's TUI, which runs
+  its engine in-process), per 1,000 agent-message deltas.
+
+Run: `.venv/bin/python -m bench.codex_tui`. Prints a table and merges into bench/results.json.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.figures import figure, print_table, save
+from bench.tui_figures import COMMAND, CSI
+from engine.binary import find_codex
+from engine.offline import OFFLINE_PROVIDER
+from engine.scripted_model import load_script
+
+RUNS = 5
+DEADLINE = 60.0
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Pty:
+    """A program in a pty whose screen output is read (escape sequences dropped) as it comes."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            argv,
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env={**os.environ, **env, "TERM": "xterm-256color"},
+            start_new_session=True,
+        )
+        os.close(slave)
+        self.text = b""
+
+    def wait_for(self, wanted: bytes, after: int = 0) -> float:
+        """Seconds since start when `wanted` shows (at or past offset `after` of the text)."""
+        deadline = time.perf_counter() + DEADLINE
+        while wanted not in self.text[after:]:
+            remaining = deadline - time.perf_counter()
+            readable, _, _ = select.select([self.master], [], [], max(remaining, 0))
+            assert readable, f"{wanted!r} did not show; the screen ended with {self.text[-400:]!r}"
+            self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
+        return time.perf_counter() - self.started
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time of the process and every process under it, so far."""
+        return sum(_cpu(pid) for pid in _tree(self.process.pid))
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self.master)
+
+
+def _tree(pid: int) -> list[int]:
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found += _tree(int(child))
+    return found
+
+
+def _cpu(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def codex_argv(model_url: str) -> list[str]:
+    """The Codex CLI's TUI on the scripted model, configured as codex-deck configures it."""
+    provider = f"model_providers.{OFFLINE_PROVIDER}"
+    overrides = [
+        f'model_provider="{OFFLINE_PROVIDER}"',
+        f'{provider}.name="{OFFLINE_PROVIDER}"',
+        f'{provider}.base_url="{model_url}"',
+        f'{provider}.wire_api="responses"',
+        f"{provider}.request_max_retries=0",
+        f"{provider}.stream_max_retries=0",
+        f"{provider}.supports_websockets=false",
+        "features.plugins=false",
+    ]
+    argv = [str(find_codex(None).path)]
+    for override in overrides:
+        argv += ["-c", override]
+    return [*argv, "-m", "codex-deck-scripted"]
+
+
+def answer_deltas() -> int:
+    """How many text deltas the scripted model sends for `long answer`."""
+    reply = load_script().choose("long answer").replies[0]
+    return math.ceil(len(reply.full_text) / reply.chunk)
+
+
+Markers = tuple[bytes, bytes, bytes]
+"""What shows on the first paint, when the app is ready to type, and when a turn ended."""
+OURS: Markers = (b"palette", b"offline demo", b"turn completed")
+THEIRS: Markers = (b"OpenAI Codex", b"Ask Codex to do anything", b"Worked for")
+
+
+def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -> Any:
+    """Start, wait until ready, send `long answer`, wait until the turn's end shows; the
+    seconds to first paint, to ready and from Enter to the end, and the CPU seconds used."""
+    first, ready, done = markers
+    app = Pty(argv, env, cwd)
+    try:
+        painted = app.wait_for(first)
+        shown = app.wait_for(ready)
+        mark = len(app.text)
+        app.type(b"long answer")
+        app.wait_for(b"long answer", mark)
+        mark = len(app.text)
+        time.sleep(0.3)  # the Codex TUI takes keys that come at once as a paste
+        cpu = app.cpu_seconds()
+        sent = time.perf_counter()
+        app.type(b"\r")
+        app.wait_for(done, mark)
+        took = time.perf_counter() - sent
+        return painted, shown, took, app.cpu_seconds() - cpu
+    finally:
+        app.close()
+
+
+def main() -> None:
+    deltas = answer_deltas()
+    model = subprocess.Popen(
+        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
+    )
+    figures: dict[str, dict[str, Any]] = {}
+    try:
+        assert model.stdout is not None
+        url = model.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as scratch:
+            root = Path(scratch)
+            (root / "ws").mkdir()
+            config = root / "config.toml"
+            ours, theirs = [], []
+            for run in range(RUNS):
+                home = root / f"home-{run}"
+                home.mkdir()
+                theirs.append(
+                    run_one(
+                        codex_argv(url),
+                        {"CODEX_HOME": str(home)},
+                        root / "ws",
+                        THEIRS,
+                    )
+                )
+                ours.append(
+                    run_one(
+                        [str(COMMAND), "--demo"],
+                        {"CODEX_DECK_CONFIG": str(config)},
+                        root / "ws",
+                        OURS,
+                    )
+                )
+    finally:
+        model.kill()
+        model.wait()
+    for name, runs in (("codex-deck", ours), ("Codex TUI", theirs)):
+        figures[f"{name}: start → first paint"] = figure([r[0] * 1000 for r in runs], "ms")
+        figures[f"{name}: start → ready"] = figure([r[1] * 1000 for r in runs], "ms")
+        figures[f"{name}: 20k-token answer, Enter → end shown"] = figure(
+            [r[2] * 1000 for r in runs], "ms"
+        )
+        figures[f"{name}: CPU per 1,000 deltas"] = figure(
+            [r[3] * 1000 / deltas * 1000 for r in runs], "ms"
+        )
+    print_table(figures)
+    ratios = {
+        "start → ready, codex-deck / Codex TUI": figures["codex-deck: start → ready"]["median"]
+        / figures["Codex TUI: start → ready"]["median"],
+        "CPU per delta, codex-deck / Codex TUI": figures["codex-deck: CPU per 1,000 deltas"][
+            "median"
+        ]
+        / figures["Codex TUI: CPU per 1,000 deltas"]["median"],
+    }
+    print(f"\n{deltas:,} deltas per answer")
+    for name, ratio in ratios.items():
+        print(f"{name}: {ratio:.2f}x")
+    save(figures, ratios)
+
+
+if __name__ == "__main__":
+    main()
