@@ -19,7 +19,7 @@ from engine.appserver import AppServer
 from engine.conversation import Conversation, Conversations
 from engine.emitter import Emitter
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import BUSY_STATES, NoticeLevel
+from engine.events import BUSY_STATES, EngineEvent, NoticeLevel
 from engine.history import last_turns
 from engine.journal import Journal
 from engine.launch import thread_defaults
@@ -27,7 +27,7 @@ from engine.recording import RecordingError, event_from_json
 from engine.recovery import restored_conversation, restored_submission, settle
 from engine.router import Router
 from engine.settings import Settings
-from engine.store import StoredConversation, StoredSubmission
+from engine.store import Store, StoredConversation, StoredSubmission
 
 SETTLE_TURNS = 20
 """How many of a thread's last turns are searched for a message that was in flight."""
@@ -103,9 +103,8 @@ class Restorer:
         assert store is not None
         conversation = restored_conversation(stored)
         self._conversations.add(conversation)
-        for turn_id, text in await anyio.to_thread.run_sync(store.trace_rows, stored.id):
-            with contextlib.suppress(RecordingError, ValueError):
-                self._emitter.restore(event_from_json(json.loads(text)), turn_id)
+        for event, turn_id in await anyio.to_thread.run_sync(stored_trace, store, stored.id):
+            self._emitter.restore(event, turn_id)
         if stored.thread_id is not None:
             self._conversations.bind(conversation, stored.thread_id)
         return conversation
@@ -205,3 +204,13 @@ class Restorer:
             return None
         turns, _ = await last_turns(self._server(), thread_id, SETTLE_TURNS)
         return wire.Thread(id=thread_id, turns=turns)
+
+
+def stored_trace(store: Store, conversation_id: str) -> list[tuple[EngineEvent, str | None]]:
+    """The conversation's stored trace, read and parsed (in a worker thread: it can be
+    thousands of events); events that cannot be read are left out."""
+    events = []
+    for turn_id, text in store.trace_rows(conversation_id):
+        with contextlib.suppress(RecordingError, ValueError):
+            events.append((event_from_json(json.loads(text)), turn_id))
+    return events
