@@ -12,6 +12,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from tui.text import inert
+
 CHUNK_CHARS = 500
 """Roughly how much text a frozen chunk holds."""
 
@@ -37,7 +39,9 @@ def chunk_ends(text: str, start: int, size: int = CHUNK_CHARS) -> list[int]:
 
 
 def markdown(text: str, dark: bool) -> Markdown:
-    return Markdown(text, code_theme="monokai" if dark else "friendly")
+    """`text` as Rich Markdown, its control characters shown, not sent to the terminal."""
+    shown = inert(text.replace("\r\n", "\n"))
+    return Markdown(shown, code_theme="monokai" if dark else "friendly")
 
 
 class MarkdownChunk(Widget):

@@ -8,6 +8,8 @@ from functools import partial
 from rich.text import Text
 from textual.command import Hit, Hits, Provider
 
+from tui.text import inert
+
 MIN_QUERY = 3
 """Characters typed before the conversations are searched."""
 
@@ -24,7 +26,8 @@ class ConversationSearch(Provider):
             return
         hits = await backend.search(query)
         for rank, hit in enumerate(hits):
-            shown = Text.assemble((f"{hit.title}", "bold"), f" · {hit.where}: ", hit.excerpt)
+            title, excerpt = inert(hit.title), inert(hit.excerpt)
+            shown = Text.assemble((title, "bold"), f" · {hit.where}: ", excerpt)
             if hit.archived:
                 shown.append(" (archived)", style="italic")
             shown.highlight_words([query.strip()], style="reverse", case_sensitive=False)
@@ -32,6 +35,6 @@ class ConversationSearch(Provider):
                 score=1.0 - rank / (len(hits) + 1),
                 match_display=shown,
                 command=partial(app.main.open_search_hit, hit, query.strip()),
-                text=f"{hit.title} {hit.excerpt}",
+                text=f"{title} {excerpt}",
                 help="search in every conversation",
             )

@@ -6,7 +6,7 @@ import re
 import shlex
 
 _SHELL_WRAPPER = re.compile(r"^/bin/(?:ba|z)?sh -l?c (.+)$", re.DOTALL)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x9b]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def inert(text: str) -> str:

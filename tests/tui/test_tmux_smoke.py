@@ -178,7 +178,7 @@ def test_a_command_output_opens_whole_in_the_pager_and_the_app_comes_back(
 ) -> None:
     paged = tmp_path / "paged.txt"
     pager = tmp_path / "pager"
-    pager.write_text(f'#!/bin/sh\nwc -c < "$1" > {paged}\nhead -c 100 "$1"\nread answer\n')
+    pager.write_text(f'#!/bin/sh\nwc -c < "$1" > {paged}\nhead -c 300 "$1"\nread answer\n')
     pager.chmod(0o700)
     terminal.type(f"PAGER={pager} CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
     terminal.wait_for("offline demo")
@@ -187,7 +187,7 @@ def test_a_command_output_opens_whole_in_the_pager_and_the_app_comes_back(
     terminal.wait_for("opens all of it")
     terminal.type("/output", "Enter")
     terminal.wait_until(lambda: paged.exists() and bool(paged.read_text().strip()), "the pager")
-    terminal.wait_for("x" * 100)
+    terminal.wait_for("x" * 40)
     assert "turn completed" not in terminal.screen(), "the app stepped aside"
     assert int(paged.read_text()) > 1_000_000
     terminal.type("Enter")

@@ -42,6 +42,7 @@ from tui.replay import ReplayBackend
 from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
+from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
@@ -162,7 +163,7 @@ class MainScreen(Screen[None]):
             await transcript.apply(list(said))
         for notice in said:
             if notice.level == "error":
-                self.notify(notice.text, severity="error", markup=False)
+                self.notify(inert(notice.text), severity="error", markup=False)
         if isinstance(backend, ReplayBackend):
             self.status.set_engine_state("replay (read-only)")
         else:
@@ -192,7 +193,7 @@ class MainScreen(Screen[None]):
                 queue[:] = [q for q in queue if q[0] != event.submission_id]
             if isinstance(event, Notice) and event.conversation_id is None:
                 if event.level == "error":
-                    self.notify(event.text, severity="error", markup=False)
+                    self.notify(inert(event.text), severity="error", markup=False)
                 if self.current is not None:
                     by_conversation.setdefault(self.current, []).append(event)
             elif event.conversation_id is not None:
@@ -253,7 +254,7 @@ class MainScreen(Screen[None]):
         if hit.archived:
             result = await self.backend.execute(self.current, f"/unarchive {hit.conversation_id}")
             if not result.ok or result.conversation_id is None:
-                self.notify(result.message, severity="error", markup=False)
+                self.notify(inert(result.message), severity="error", markup=False)
                 return
             await self._show_created(result.conversation_id)
         elif hit.conversation_id in self._infos:
@@ -437,7 +438,7 @@ class MainScreen(Screen[None]):
         if self.backend is not None:
             result = await self.backend.respond(interaction_id, answer, conversation_id)
             if not result.ok:
-                self.notify(result.message, severity="error", markup=False)
+                self.notify(inert(result.message), severity="error", markup=False)
 
     def _run_line(self, line: str, conversation_id: str | None = None) -> None:
         target = conversation_id or self.current
@@ -493,7 +494,8 @@ class MainScreen(Screen[None]):
         else:
             result = await self.backend.promote_side_chat(conversation_id, side_chat_id)
         self.query_one(SidePanel).note("" if result.ok else result.message)
-        self.notify(result.message, markup=False, severity="information" if result.ok else "error")
+        text = inert(result.message)
+        self.notify(text, markup=False, severity="information" if result.ok else "error")
         if result.conversation_id is not None:
             await self._show_created(result.conversation_id)
 

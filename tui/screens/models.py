@@ -11,6 +11,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.protocol import ModelInfo
+from tui.text import inert
 
 Choice = tuple[str, str | None]
 
@@ -54,7 +55,8 @@ class ModelPicker(ModalScreen[Choice | None]):
         for model in self._models.values():
             marks = " · in use" if model.model == self._current else ""
             marks += " · default" if model.is_default else ""
-            label = f"{model.display_name or model.model}{marks}\n  {model.description}".rstrip()
+            name = inert(model.display_name or model.model)
+            label = f"{name}{marks}\n  {inert(model.description)}".rstrip()
             options.append(Option(label, id=model.model))
         return options
 

@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.events import BUSY_STATES, ConversationInfo
-from tui.text import clock
+from tui.text import clock, inert
 
 GROUPS = ("needs attention", "running", "idle")
 STATE_MARKS = {
@@ -110,7 +110,7 @@ class ConversationList(OptionList):
     def _label(self, info: ConversationInfo) -> Text:
         label = Text()
         label.append(f"{STATE_MARKS.get(info.state, ' ')} ", style="bold")
-        label.append(info.title[:20], style="bold" if info.id == self.current else "")
+        label.append(inert(info.title[:20]), style="bold" if info.id == self.current else "")
         if info.pending_interactions:
             label.append(f" [{info.pending_interactions}]", style="bold reverse")
         detail = info.state.replace("_", " ")

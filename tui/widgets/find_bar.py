@@ -19,6 +19,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.text import inert
 from tui.transcript_search import MAX_MATCHES, Match, find_matches
 from tui.widgets.command import CommandCell
 from tui.widgets.transcript import Transcript
@@ -153,6 +154,6 @@ class FindBar(Horizontal):
         match = self.found[self.current]
         more = "+" if len(self.found) >= MAX_MATCHES else ""
         text = Text(f"{self.current + 1}/{len(self.found)}{more} · {match.where}: ", style="bold")
-        text.append(match.excerpt(max(20, status.size.width - len(text) - 2)))
+        text.append(inert(match.excerpt(max(20, status.size.width - len(text) - 2))))
         text.highlight_words([self.query_text], style="reverse", case_sensitive=False)
         status.update(text)

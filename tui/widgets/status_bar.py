@@ -11,7 +11,7 @@ from textual.widgets import Static
 
 from engine.events import ConversationInfo
 from engine.session import SessionInfo
-from tui.text import clock
+from tui.text import clock, inert
 
 
 class StatusBar(Static):
@@ -47,7 +47,7 @@ class StatusBar(Static):
                 state += f" {clock(time.time() - info.turn_started_at)}"
             text.append(state, style="bold")
             text.append(" · ")
-        text.append(self.engine_state)
+        text.append(inert(self.engine_state))
         if session is not None:
             text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             if session.plan_mode:
@@ -59,11 +59,12 @@ class StatusBar(Static):
             if session.reasoning_effort:
                 model += f" ({session.reasoning_effort})"
             text.append(" · ")
-            text.append(model, style="bold")
+            text.append(inert(model), style="bold")
             percent = session.context_left_percent
             if percent is not None:
                 text.append(f" · {percent:.0f}% context left")
-            text.append(f" · {session.provider or 'openai'} · {short_path(session.cwd)}")
+            where = f"{session.provider or 'openai'} · {short_path(session.cwd)}"
+            text.append(f" · {inert(where)}")
         self.update(text)
 
 

@@ -1,0 +1,78 @@
+"""The real codex-deck in a pty of its own: every byte it writes is kept, and the screen's
+text (escape sequences dropped) can be waited on."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+COMMAND = Path(sys.executable).parent / "codex-deck"
+DEADLINE_SECONDS = 60
+ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P][^\x07\x1b]*(\x07|\x1b\\)|\x1b.")
+
+
+class PtyApp:
+    def __init__(self, process: subprocess.Popen[bytes], master: int) -> None:
+        self.process = process
+        self.master = master
+        self.raw = b""
+        """Every byte the app wrote to its terminal."""
+
+    @property
+    def text(self) -> str:
+        """What it wrote, with escape sequences dropped."""
+        return ESCAPES.sub(b"", self.raw).decode("utf-8", "replace")
+
+    def wait_for(self, wanted: str, after: int = 0) -> None:
+        """Read until `wanted` shows in the text written since byte `after`."""
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while wanted not in ESCAPES.sub(b"", self.raw[after:]).decode("utf-8", "replace"):
+            remaining = deadline - time.monotonic()
+            readable, _, _ = select.select([self.master], [], [], max(remaining, 0))
+            if not readable:
+                raise AssertionError(f"timed out waiting for {wanted!r}: {self.text[-600:]!r}")
+            try:
+                self.raw += os.read(self.master, 1 << 16)
+            except OSError as error:
+                ended = self.text[-600:]
+                raise AssertionError(f"the app closed its terminal: {ended!r}") from error
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+
+@contextmanager
+def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
+    """codex-deck with `args` in a 120×36 pty; stopped (and its terminal closed) on exit."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    process = subprocess.Popen(
+        [str(COMMAND), *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**os.environ, **env, "TERM": "xterm-256color"},
+        start_new_session=True,
+    )
+    os.close(slave)
+    try:
+        yield PtyApp(process, master)
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        os.close(master)
