@@ -31,7 +31,7 @@ from engine.binary import find_codex
 from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import load_script
 
-RUNS = 5
+RUNS = 3
 DEADLINE = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
 

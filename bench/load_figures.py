@@ -38,6 +38,7 @@ from tui.widgets.notes import TurnMarker
 from tui.widgets.transcript import Transcript
 
 RUNS = 3
+STREAM_RUNS = 2
 ITEMS = 5000
 STREAMS = 8
 MANY_ITEMS = f"""
@@ -236,7 +237,7 @@ def main() -> None:
 
         alone = []
         streams = []
-        for _ in range(RUNS):
+        for _ in range(STREAM_RUNS):
             alone.append(anyio.run(eight_streams_engine_alone, root))
             streams.append(anyio.run(eight_streams, root))
         figures["8 long answers at once: engine alone"] = figure([a * 1000 for a in alone], "ms")

@@ -172,6 +172,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{path}: not UTF-8 text (byte {error.start} cannot be read)") from None
     except OSError as error:
         raise SettingsError(f"{path}: cannot be read: {error.strerror}") from None
 
