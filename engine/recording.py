@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import types
 import typing
 from collections.abc import Iterable
@@ -59,7 +60,9 @@ async def write_recording(
     Raises:
         OSError: the file could not be written (what was written before stays).
     """
-    async with await anyio.open_file(path, "w", encoding="utf-8") as file:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # private, like the store: it holds the whole conversation
+    async with anyio.wrap_file(os.fdopen(descriptor, "w", encoding="utf-8")) as file:
         lines = [json.dumps(recording_header()), *map(_line, prelude)]
         written = len(lines) - 1
         await file.write("\n".join(lines) + "\n")
