@@ -1,0 +1,97 @@
+"""Faults on the real binary: an app-server that is stopped (SIGSTOP) mid-turn and continued.
+Nothing is lost, nothing runs twice, and the engine is usable afterwards."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import anyio
+import pytest
+
+from engine.events import ItemDelta
+from engine.scripted_model import ScriptedModel
+from engine.side_chat import SideChatClosed
+from tests.e2e.conftest import open_engine
+
+pytestmark = pytest.mark.anyio
+
+STOPPED_SECONDS = 1.0
+"""How long codex stays stopped: long enough that a reply could have come many times over."""
+
+
+def asked(model: ScriptedModel, text: str) -> int:
+    return sum(1 for request in model.responses_requests() if request.user_text == text)
+
+
+async def test_a_stopped_codex_holds_the_stop_until_continued_then_ends_the_turn(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        await log.wait_for(ItemDelta, lambda e: e.kind == "agent_message")
+        pid = engine.app_server_pid
+        assert pid is not None
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            results = []
+
+            async def stop() -> None:
+                results.append(await engine.execute(conversation.id, "/stop"))
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(stop)
+                with anyio.move_on_after(STOPPED_SECONDS):
+                    await log.turn_completed(conversation.id)
+                assert results == [], "nothing can answer the stop while codex is stopped"
+                assert engine.conversations()[0].state == "stopping"
+                os.kill(pid, signal.SIGCONT)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        [stopped] = results
+        assert (stopped.ok, stopped.message) == (True, "stopped")
+        assert (await log.turn_completed(conversation.id)).status == "interrupted"
+        assert engine.app_server_pid == pid, "codex was not restarted: it was only stopped"
+
+        await engine.submit(conversation.id, "count for me")
+        assert (await log.turn_completed(conversation.id, 2)).status == "completed"
+        assert asked(scripted_model, "take your time") == 1
+        assert asked(scripted_model, "count for me") == 1
+
+
+async def test_a_side_chat_killed_mid_answer_is_closed_with_a_reason_and_the_parent_goes_on(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "count for me")
+        assert (await log.turn_completed(conversation.id)).status == "completed"
+        side = await engine.open_side_chat(conversation.id)
+        pid = side.pid
+        assert pid is not None
+        refused: list[str] = []
+
+        async def ask() -> None:
+            try:
+                await side.ask("take your time")
+            except SideChatClosed as error:
+                refused.append(str(error))
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(ask)
+            await scripted_model.wait_until_holding()
+            os.kill(pid, signal.SIGKILL)
+        [said] = refused
+        assert "open a new one with /side" in said
+        assert side.state == "failed"
+        assert side.detail.startswith("its codex process stopped"), side.detail
+        scripted_model.release()
+
+        await engine.submit(conversation.id, "count for me")
+        assert (await log.turn_completed(conversation.id, 2)).status == "completed"
+        again = await engine.open_side_chat(conversation.id)
+        assert again.pid not in (None, pid)
+        assert asked(scripted_model, "take your time") == 1, "the side question was not re-sent"
