@@ -45,6 +45,8 @@ class CommandCompletion(OptionList):
         self.can_focus = False
 
     def show(self, usages: list[Usage]) -> None:
+        if not usages and not self.option_count:
+            return  # it is called for every key typed; clearing an empty list re-lays out
         self.clear_options()
         for usage in usages:
             label = Text()
