@@ -51,6 +51,11 @@ class PtyApp:
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
 
+    def hang_up(self) -> None:
+        """Close the terminal under the app, as an ssh connection that drops does."""
+        os.close(self.master)
+        self.master = -1
+
 
 @contextmanager
 def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
@@ -66,8 +71,9 @@ def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
         start_new_session=True,
     )
     os.close(slave)
+    app = PtyApp(process, master)
     try:
-        yield PtyApp(process, master)
+        yield app
     finally:
         process.terminate()
         try:
@@ -75,4 +81,5 @@ def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        os.close(master)
+        if app.master >= 0:
+            os.close(app.master)
