@@ -10,13 +10,16 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.events import ItemDelta
+from engine.events import ItemDelta, Notice
+from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import ScriptedModel
+from engine.settings import CodexSettings, Settings
 from engine.side_chat import SideChatClosed
 from tests.e2e.conftest import open_engine
 
 pytestmark = pytest.mark.anyio
 
+IDLE_TIMEOUT_MS = 800
 STOPPED_SECONDS = 1.0
 """How long codex stays stopped: long enough that a reply could have come many times over."""
 
@@ -95,3 +98,24 @@ async def test_a_side_chat_killed_mid_answer_is_closed_with_a_reason_and_the_par
         again = await engine.open_side_chat(conversation.id)
         assert again.pid not in (None, pid)
         assert asked(scripted_model, "take your time") == 1, "the side question was not re-sent"
+
+
+async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    idle = f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"
+    base = Settings(codex=CodexSettings(config=[idle]))
+    async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        failed = await log.turn_completed(conversation.id)
+        assert failed.status == "failed"
+        assert "idle timeout" in (failed.error or "")
+        notices = [notice.text for notice in log.of(Notice, conversation.id)]
+        assert any("idle timeout waiting for SSE" in text for text in notices), notices
+        scripted_model.release()
+
+        await engine.submit(conversation.id, "count for me")
+        assert (await log.turn_completed(conversation.id, 2)).status == "completed"
+        assert asked(scripted_model, "take your time") == 1, "the stalled turn was not re-run"
