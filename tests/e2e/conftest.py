@@ -35,6 +35,7 @@ from engine.protocol import (
 from engine.rpc import RequestId
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
+from engine.store import Store
 from tests.e2e.eventlog import EventLog, recording
 
 TURN_DEADLINE_SECONDS = 30
@@ -154,10 +155,15 @@ async def first(
 
 @asynccontextmanager
 async def open_engine(
-    model: ScriptedModel, home: Path, workspace: Path, base: Settings | None = None
+    model: ScriptedModel,
+    home: Path,
+    workspace: Path,
+    base: Settings | None = None,
+    store: Store | None = None,
 ) -> AsyncIterator[tuple[Engine, EventLog]]:
     settings = offline_settings(base or Settings(), model, home)
-    async with Engine.open(settings, cwd=workspace) as engine, recording(engine) as log:
+    engine_open = Engine.open(settings, cwd=workspace, store=store)
+    async with engine_open as engine, recording(engine) as log:
         yield engine, log
 
 

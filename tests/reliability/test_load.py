@@ -4,14 +4,19 @@ message is answered exactly once, and it all ends before a watchdog's deadline."
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import anyio
 import pytest
 
-from engine.events import TurnCompleted
-from engine.scripted_model import ScriptedModel
+from engine.events import EngineEvent, ItemCompleted, TraceGap, TurnCompleted
+from engine.fanout import Subscription
+from engine.protocol import AgentMessageItem
+from engine.scripted_model import ScriptedModel, load_script, run_scripted_model
+from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
+from engine.store import Store
 from tests.e2e.conftest import open_engine
 
 pytestmark = pytest.mark.anyio
@@ -19,6 +24,17 @@ pytestmark = pytest.mark.anyio
 CONVERSATIONS = 8
 QUEUED = 5
 WATCHDOG_SECONDS = 150
+ITEMS = 10_000
+MANY_ITEMS = f"""
+[[scenario]]
+name = "many-items"
+match = '(?i)\\bmany items\\b'
+
+[[scenario.reply]]
+messages = {ITEMS}
+chunk = 100
+text = "One of very many short answers."
+"""
 
 
 async def test_eight_conversations_with_full_queues_all_finish_once_each(
@@ -56,3 +72,46 @@ async def test_eight_conversations_with_full_queues_all_finish_once_each(
         assert sorted(asked) == sorted(accepted), "each accepted message was sent once"
         assert not any(text.startswith("one too many") for text in asked)
         assert all(info.queued == 0 and info.state == "idle" for info in engine.conversations())
+
+
+async def next_turn_end(events: Subscription[EngineEvent]) -> TurnCompleted:
+    async for event in events:
+        if isinstance(event, TurnCompleted):
+            return event
+    raise AssertionError("the engine closed before the turn ended")
+
+
+async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
+    codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "many.toml"
+    scenario.write_text(MANY_ITEMS)
+    limit = 1000
+    base = Settings(limits=LimitsSettings(trace_events_per_turn=limit))
+    store_path = tmp_path / "store.sqlite3"
+    store = Store.open(store_path)
+    try:
+        async with (
+            run_scripted_model(load_script([*builtin_files(), scenario])) as model,
+            open_engine(model, codex_home, workspace, base, store) as (engine, log),
+        ):
+            conversation = await engine.new_conversation()
+            events = engine.events()
+            await engine.submit(conversation.id, "many items")
+            with anyio.fail_after(WATCHDOG_SECONDS):
+                done = await next_turn_end(events)
+            assert done.status == "completed"
+            answers = [e for e in log.of(ItemCompleted) if isinstance(e.item, AgentMessageItem)]
+            assert len(answers) == ITEMS
+            trace = engine.trace(conversation.id, done.turn_id)
+            assert len(trace) == limit + 1
+            [gap] = [event for event in trace if isinstance(event, TraceGap)]
+            assert gap.dropped > ITEMS
+            assert trace[-1] == done
+    finally:
+        store.close()
+    with sqlite3.connect(store_path) as kept:
+        [(rows,)] = kept.execute(
+            "SELECT COUNT(*) FROM trace WHERE turn_id = ?", (done.turn_id,)
+        ).fetchall()
+    assert rows == limit
