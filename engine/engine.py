@@ -120,7 +120,9 @@ class Engine:
         self._server = server
         self._tasks = tasks
         self._cwd = cwd
-        self._journal = Journal(store, settings.limits.trace_events_per_turn)
+        self._journal = Journal(
+            store, settings.limits.trace_events_per_turn, Redactor(self._secrets())
+        )
         self._outputs = CommandOutputs(settings.limits.command_output_bytes)
         self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
         self._conversations = Conversations()
@@ -966,6 +968,10 @@ class Engine:
         await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
         await anyio.Path(path).write_text(text, encoding="utf-8")
         return len(text)
+
+    def redact(self, text: str) -> str:
+        """`text` with known secrets (and anything shaped like an API key) replaced."""
+        return Redactor(self._secrets())(text)
 
     def _secrets(self) -> list[str]:
         names = {"OPENAI_API_KEY", "CODEX_API_KEY"}

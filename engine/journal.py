@@ -16,11 +16,12 @@ from engine.trace import Redactor
 class Journal:
     """Writes to `store`, or nowhere when there is none."""
 
-    def __init__(self, store: Store | None, trace_limit: int) -> None:
+    def __init__(self, store: Store | None, trace_limit: int, redact: Redactor) -> None:
         self.store = store
         self._trace_limit = trace_limit
         self._traced: dict[tuple[str, str | None], int] = {}
-        self._redact = Redactor(())
+        self._redact = redact
+        """Known secrets (and anything shaped like an API key) never reach the store."""
 
     def conversation(self, conversation: Conversation) -> None:
         if self.store is None:
@@ -71,7 +72,7 @@ class Journal:
                 submission.id,
                 submission.conversation_id,
                 submission.generation,
-                submission.text,
+                self._redact(submission.text),
                 submission.mode,
                 submission.state,
                 submission.turn_id,

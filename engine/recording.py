@@ -15,7 +15,7 @@ import json
 import os
 import types
 import typing
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,9 +53,11 @@ async def write_recording(
     path: Path,
     prelude: Iterable[events.EngineEvent],
     stream: Subscription[events.EngineEvent],
+    redact: Callable[[str], str],
 ) -> int:
-    """Write a recording of `prelude` and then of every batch until the stream ends; each
-    batch is on disk before the next is awaited. Returns how many events were written.
+    """Write a recording of `prelude` and then of every batch until the stream ends, each
+    line through `redact` (known secrets never reach the file); each batch is on disk
+    before the next is awaited. Returns how many events were written.
 
     Raises:
         OSError: the file could not be written (what was written before stays).
@@ -63,7 +65,7 @@ async def write_recording(
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.fchmod(descriptor, 0o600)  # private, like the store: it holds the whole conversation
     async with anyio.wrap_file(os.fdopen(descriptor, "w", encoding="utf-8")) as file:
-        lines = [json.dumps(recording_header()), *map(_line, prelude)]
+        lines = [json.dumps(recording_header()), *(redact(_line(event)) for event in prelude)]
         written = len(lines) - 1
         await file.write("\n".join(lines) + "\n")
         await file.flush()
@@ -72,7 +74,7 @@ async def write_recording(
                 batch = await stream.batches()
             except StopAsyncIteration:
                 break
-            await file.write("".join(_line(event) + "\n" for event in batch))
+            await file.write("".join(redact(_line(event)) + "\n" for event in batch))
             await file.flush()
             written += len(batch)
     return written

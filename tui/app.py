@@ -212,7 +212,7 @@ class CodexDeckApp(App[None]):
             prelude.append(InteractionRequested(**stamp, interaction=interaction))
         try:
             with stream:
-                await write_recording(path, prelude, stream)
+                await write_recording(path, prelude, stream, backend.redact)
         except OSError as error:
             self.notify(f"The recording stopped: {path}: {error}", severity="error", timeout=30)
 

@@ -210,6 +210,9 @@ class ReplayBackend:
         """A replay sends every event through its stream; nothing came before it."""
         return []
 
+    def redact(self, text: str) -> str:
+        return text  # what a recording holds was redacted when it was recorded
+
     def command_output(self, conversation_id: str, item_id: str | None = None) -> KeptOutput:
         return KeptOutput(None, problem="a recording keeps only what the screen kept")
 

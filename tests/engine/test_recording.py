@@ -38,7 +38,7 @@ async def test_a_recording_is_read_back_as_the_same_events(tmp_path: Path) -> No
     for event in (delta, notice(3, 11.0)):
         fanout.publish(event)
     fanout.close()
-    written = await write_recording(path, [notice(1, 10.0, "before")], stream)
+    written = await write_recording(path, [notice(1, 10.0, "before")], stream, str)
     assert written == 3
     lines = path.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0]) == recording_header()

@@ -28,7 +28,7 @@ SECRET = "correct-horse-battery-staple"
 
 async def test_a_secret_answer_is_sent_but_never_kept(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "store.sqlite3")
-    journal = Journal(store, 100)
+    journal = Journal(store, 100, Redactor(()))
     emitter = Emitter(trace_limit=100, sink=journal.event)
     conversations = Conversations()
     conversation = Conversation(id="c1", title="t", cwd="/w")

@@ -16,6 +16,7 @@ from engine.conversation import Submission
 from engine.journal import Journal
 from engine.recovery import restored_submission
 from engine.store import SCHEMA_VERSION, Store, StoreError, migrate
+from engine.trace import Redactor
 
 pytestmark = pytest.mark.anyio
 
@@ -71,7 +72,7 @@ def test_a_store_of_the_first_schema_is_upgraded_and_keeps_its_rows(tmp_path: Pa
 
 async def test_the_images_of_a_message_are_kept_with_it(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "store.sqlite3")
-    journal = Journal(store, trace_limit=100)
+    journal = Journal(store, trace_limit=100, redact=Redactor(()))
     store.put(CONVERSATION, ("c1",))
     submission = Submission("c1", 0, "look", "start", images=("/w/a.png", "/w/b.jpg"))
     submission.state = "sent"

@@ -46,7 +46,7 @@ def test_a_recording_is_private_even_over_a_file_that_was_not(tmp_path: Path) ->
     fanout: Fanout[EngineEvent] = Fanout()
     stream = fanout.subscribe()
     fanout.close()
-    written = anyio.run(write_recording, path, [], stream)
+    written = anyio.run(write_recording, path, [], stream, str)
     assert written == 0
     assert mode(path) == 0o600
     assert read_recording(path) == []
