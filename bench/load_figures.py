@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,15 @@ import anyio
 from textual.pilot import Pilot
 
 from bench.figures import figure, print_table, save
-from bench.tui_figures import echo_ms, percentile, rss_mib
+from bench.tui_figures import echo_ms, percentile, rss_mib, the_app
 from engine.engine import Engine
 from engine.events import TurnCompleted
 from engine.offline import offline_settings
-from engine.scripted_model import ScriptedModel, load_script, run_scripted_model
+from engine.scripted_model import load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
 from engine.store import Store
 from tui.app import CodexDeckApp
-from tui.backend import Backend
 from tui.entries import TurnEntry
 from tui.widgets.composer import Composer
 from tui.widgets.notes import TurnMarker
@@ -51,32 +49,6 @@ messages = {ITEMS - 1}
 chunk = 64
 text = "One of many short answers, with a `code span` and **bold** words."
 """
-
-
-@asynccontextmanager
-async def the_app(
-    root: Path, model: ScriptedModel, store: Path | None = None, running: int = 4
-) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
-    """The app on the real engine (with a store, if given), once its conversation shows."""
-    base = Settings(limits=LimitsSettings(running_conversations=running))
-    settings = offline_settings(base, model, root / "home")
-
-    @asynccontextmanager
-    async def open_engine() -> AsyncIterator[Backend]:
-        kept = Store.open(store) if store is not None else None
-        try:
-            async with Engine.open(settings, cwd=root / "ws", store=kept) as engine:
-                yield engine
-        finally:
-            if kept is not None:
-                kept.close()
-
-    app = CodexDeckApp(settings, open_engine)
-    async with app.run_test(size=(120, 40)) as pilot:
-        while not app.opened or app.main.current is None:
-            await pilot.pause(0.01)
-        yield app, pilot
-        await app.shut_down()
 
 
 def shown(app: CodexDeckApp, conversation_id: str) -> Transcript:

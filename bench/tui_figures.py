@@ -41,8 +41,9 @@ from engine.events import (
 )
 from engine.offline import offline_settings
 from engine.protocol import AgentMessageItem, UserMessageItem
-from engine.scripted_model import run_scripted_model
-from engine.settings import Settings
+from engine.scripted_model import ScriptedModel, run_scripted_model
+from engine.settings import LimitsSettings, Settings
+from engine.store import Store
 from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.replay import replay_backend
@@ -133,22 +134,36 @@ async def engine_alone(root: Path) -> float:
 
 
 @asynccontextmanager
+async def the_app(
+    root: Path, model: ScriptedModel, store: Path | None = None, running: int = 4
+) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
+    """The app on the real engine (with a store, if given), once its conversation shows."""
+    base = Settings(limits=LimitsSettings(running_conversations=running))
+    settings = offline_settings(base, model, root / "home")
+
+    @asynccontextmanager
+    async def open_engine() -> AsyncIterator[Backend]:
+        kept = Store.open(store) if store is not None else None
+        try:
+            async with Engine.open(settings, cwd=root / "ws", store=kept) as engine:
+                yield engine
+        finally:
+            if kept is not None:
+                kept.close()
+
+    app = CodexDeckApp(settings, open_engine)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.opened or app.main.current is None:
+            await pilot.pause(0.01)
+        yield app, pilot
+        await app.shut_down()
+
+
+@asynccontextmanager
 async def app_on_the_engine(root: Path) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
     """The app on the real engine and the scripted model, once its conversation shows."""
-    async with run_scripted_model() as model:
-        settings = offline_settings(Settings(), model, root / "home")
-
-        @asynccontextmanager
-        async def open_engine() -> AsyncIterator[Backend]:
-            async with Engine.open(settings, cwd=root / "ws") as engine:
-                yield engine
-
-        app = CodexDeckApp(settings, open_engine)
-        async with app.run_test(size=(120, 40)) as pilot:
-            while not app.opened or app.main.current is None:
-                await pilot.pause(0.01)
-            yield app, pilot
-            await app.shut_down()
+    async with run_scripted_model() as model, the_app(root, model) as running:
+        yield running
 
 
 async def through_ui(root: Path) -> tuple[float, float]:

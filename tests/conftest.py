@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,34 @@ def codex_home(tmp_path: Path) -> Path:
 async def scripted_model() -> AsyncIterator[ScriptedModel]:
     async with run_scripted_model() as model:
         yield model
+
+
+@pytest.fixture
+def model_url() -> Iterator[str]:
+    """The scripted model in a process of its own, for an app started as a program."""
+    model = subprocess.Popen(
+        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert model.stdout is not None
+        yield model.stdout.readline().strip()
+    finally:
+        model.kill()
+        model.wait()
+
+
+def local_settings(config: Path, model_url: str, root: Path) -> Path:
+    """Write settings for codex-deck on the scripted model at `model_url`, with codex's home,
+    a workspace and a store under `root`; returns the workspace."""
+    workspace = root / "ws"
+    workspace.mkdir()
+    (root / "home").mkdir()
+    config.write_text(
+        f'[codex]\nprovider = "local"\nmodel = "codex-deck-scripted"\n'
+        f'home = "{root / "home"}"\ncwd = "{workspace}"\n'
+        'config = ["features.plugins=false"]\n'
+        f'[providers.local]\nbase_url = "{model_url}"\n'
+        "request_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n"
+        f'[store]\npath = "{root / "store.sqlite3"}"\n'
+    )
+    return workspace

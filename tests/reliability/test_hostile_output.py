@@ -5,46 +5,19 @@ the screen. An answer that tells the user (or the UI) to approve does nothing by
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
+from tests.conftest import local_settings
 from tests.reliability.terminal import running
 
 OBEYED = re.compile(rb"\x1b\]0;PWNED|\x1b\]52;c;UFdORUQ|\x1b\[2J")
 """What the hostile scenario's sequences would look like had they reached the terminal."""
 
 
-@pytest.fixture
-def model_url() -> Iterator[str]:
-    model = subprocess.Popen(
-        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert model.stdout is not None
-        yield model.stdout.readline().strip()
-    finally:
-        model.kill()
-        model.wait()
-
-
 def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
     isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (tmp_path / "home").mkdir()
-    isolated_settings.write_text(
-        f'[codex]\nprovider = "local"\nmodel = "codex-deck-scripted"\n'
-        f'home = "{tmp_path / "home"}"\ncwd = "{workspace}"\n'
-        'config = ["features.plugins=false"]\n'
-        f'[providers.local]\nbase_url = "{model_url}"\n'
-        "request_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n"
-        f'[store]\npath = "{tmp_path / "store.sqlite3"}"\n'
-    )
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
     with running([], {"CODEX_DECK_CONFIG": str(isolated_settings)}) as app:
         app.wait_for("codex online")
         sent = len(app.raw)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import local_settings
+
 COMMAND = Path(sys.executable).parent / "codex-deck"
 DEADLINE_SECONDS = 60
 
@@ -121,33 +123,10 @@ def at_the_shell(terminal: Terminal) -> bool:
     return command.strip().startswith("bash")
 
 
-@pytest.fixture
-def model_url() -> Iterator[str]:
-    """The scripted model in a process of its own, for an app that is not the demo."""
-    model = subprocess.Popen(
-        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert model.stdout is not None
-        yield model.stdout.readline().strip()
-    finally:
-        model.kill()
-        model.wait()
-
-
 def test_after_the_app_is_killed_mid_turn_it_comes_back_and_says_what_is_unknown(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "home").mkdir()
-    (tmp_path / "ws").mkdir()
-    isolated_settings.write_text(
-        f'[codex]\nprovider = "local"\nmodel = "codex-deck-scripted"\n'
-        f'home = "{tmp_path / "home"}"\ncwd = "{tmp_path / "ws"}"\n'
-        'config = ["features.plugins=false"]\n'
-        f'[providers.local]\nbase_url = "{model_url}"\n'
-        "request_max_retries = 0\nstream_max_retries = 0\nsupports_websockets = false\n"
-        f'[store]\npath = "{tmp_path / "store.sqlite3"}"\n'
-    )
+    local_settings(isolated_settings, model_url, tmp_path)
     start = f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}"
     terminal.type(start, "Enter")
     terminal.wait_for("codex online")

@@ -3,20 +3,9 @@ ones); a conversation out of view keeps its entries up to date and gets widgets 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from engine.events import (
-    ConversationInfo,
-    ConversationUpdated,
-    EngineEvent,
-    ItemCompleted,
-    ItemStarted,
-    TurnCompleted,
-    TurnStarted,
-)
-from engine.protocol import AgentMessageItem, UserMessageItem
+from bench.tui_figures import conversation_of
 from engine.settings import Settings
 from tests.tui.conftest import until
 from tui.app import CodexDeckApp
@@ -25,49 +14,8 @@ from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
 
 pytestmark = pytest.mark.anyio
 
-
-def conversation(conversation_id: str, turns: int) -> list[EngineEvent]:
-    """A finished conversation: a question and an answer per turn, and a turn marker."""
-    events: list[EngineEvent] = []
-
-    def stamp() -> dict[str, Any]:
-        return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation_id}
-
-    info = ConversationUpdated(
-        **stamp(),
-        info=ConversationInfo(
-            id=conversation_id,
-            title=conversation_id,
-            cwd="/home/dev/project",
-            state="idle",
-            thread_id=f"thread-{conversation_id}",
-            generation=0,
-            queued=0,
-            pending_interactions=0,
-            archived=False,
-            turn_id=None,
-            turn_started_at=None,
-        ),
-    )
-    events.append(info)
-    for turn in range(turns):
-        turn_id = f"{conversation_id}-turn-{turn}"
-        events.append(
-            TurnStarted(**stamp(), turn_id=turn_id, thread_id="t", generation=0, submission_id=None)
-        )
-        question = UserMessageItem(
-            id=f"{conversation_id}-u{turn}", content=[{"type": "text", "text": f"question {turn}"}]
-        )
-        answer = AgentMessageItem(id=f"{conversation_id}-a{turn}", text=f"answer {turn}")
-        for item in (question, answer):
-            events.append(ItemStarted(**stamp(), turn_id=turn_id, item=item))
-            events.append(ItemCompleted(**stamp(), turn_id=turn_id, item=item, status="completed"))
-        events.append(
-            TurnCompleted(
-                **stamp(), turn_id=turn_id, status="completed", error=None, duration_ms=900
-            )
-        )
-    return events
+LONG, OTHER = "bench0000001", "bench0000002"
+"""The conversations `conversation_of` makes as number 1 and 2."""
 
 
 def with_widgets(transcript: Transcript) -> int:
@@ -75,12 +23,12 @@ def with_widgets(transcript: Transcript) -> int:
 
 
 async def test_only_the_latest_entries_get_widgets_and_the_rest_come_back() -> None:
-    events = [*conversation("long", 400), *conversation("other", 2)]
+    events = [*conversation_of(800, 1), *conversation_of(4, 2)]
     app = CodexDeckApp(Settings(), replay_backend(events))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened and app.main.current == "long", "the app opens")
-        long = app.main.query_one("#transcript-long", Transcript)
-        other = app.main.query_one("#transcript-other", Transcript)
+        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+        other = app.main.query_one(f"#transcript-{OTHER}", Transcript)
         await until(pilot, lambda: len(other.entries) == 6, "both conversations are read")
         await until(pilot, lambda: len(long.entries) == 1200 and long.settled, "it is drawn")
 
@@ -100,7 +48,7 @@ async def test_only_the_latest_entries_get_widgets_and_the_rest_come_back() -> N
         assert long.entries[1200 - FIRST_WINDOW - EARLIER_STEP].widget is not None
 
         await pilot.press("ctrl+down")
-        await until(pilot, lambda: app.main.current == "other", "the other one is shown")
+        await until(pilot, lambda: app.main.current == OTHER, "the other one is shown")
         await until(pilot, lambda: with_widgets(other) == 6, "its widgets are made")
         assert other.display
         assert not long.display
