@@ -24,6 +24,7 @@ pytestmark = pytest.mark.anyio
 CONVERSATIONS = 8
 QUEUED = 5
 WATCHDOG_SECONDS = 150
+STORED = 50
 ITEMS = 10_000
 MANY_ITEMS = f"""
 [[scenario]]
@@ -115,3 +116,45 @@ async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
             "SELECT COUNT(*) FROM trace WHERE turn_id = ?", (done.turn_id,)
         ).fetchall()
     assert rows == limit
+
+
+async def test_fifty_conversations_in_the_store_all_come_back(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    base = Settings(limits=LimitsSettings(running_conversations=STORED))
+    store = Store.open(store_path)
+    try:
+        async with open_engine(scripted_model, codex_home, workspace, base, store) as (
+            engine,
+            log,
+        ):
+            made = [await engine.new_conversation(f"stored {n}") for n in range(STORED)]
+            for number, conversation in enumerate(made):
+                outcome = await engine.submit(conversation.id, f"count for me {number}")
+                assert outcome.how == "started", outcome.message
+            with anyio.fail_after(WATCHDOG_SECONDS):
+                for conversation in made:
+                    await log.turn_completed(conversation.id)
+    finally:
+        store.close()
+
+    store = Store.open(store_path)
+    try:
+        with anyio.fail_after(WATCHDOG_SECONDS):
+            async with open_engine(scripted_model, codex_home, workspace, base, store) as (
+                engine,
+                log,
+            ):
+                back = {info.title: info for info in engine.conversations()}
+                assert set(back) == {f"stored {n}" for n in range(STORED)}
+                assert {info.state for info in back.values()} == {"idle"}
+                histories = [await engine.history(info.id) for info in back.values()]
+                assert all(any(isinstance(e, TurnCompleted) for e in h) for h in histories)
+                last = back[f"stored {STORED - 1}"]
+                await engine.submit(last.id, "count for me again")
+                assert (await log.turn_completed(last.id)).status == "completed"
+    finally:
+        store.close()
+    asked = [request.user_text for request in scripted_model.responses_requests()]
+    assert len(asked) == STORED + 1, "nothing was sent again on the way back"
