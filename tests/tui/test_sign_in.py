@@ -5,6 +5,7 @@ too old for the protocol is refused in plain words."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -16,8 +17,9 @@ from textual.widgets import Input, OptionList, Static
 
 from engine.binary import find_codex
 from engine.engine import Engine
-from engine.events import SignInFinished
+from engine.events import EngineEvent, SignInFinished
 from engine.offline import offline_settings
+from engine.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from tests.tui.conftest import ready, until
@@ -96,9 +98,15 @@ async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
             lambda: "codex online" in str(app.main.query_one(StatusBar).render()),
             "the app runs on the user's codex",
         )
-        assert app.main.backend is not None
-        assert not app.main.backend.offline
-        assert (await app.main.backend.account()).account is not None  # type: ignore[attr-defined]
+        backend = app.main.backend
+        assert backend is not None
+        assert not backend.offline
+        assert (await backend.account()).account is not None  # type: ignore[attr-defined]
+        said: list[EngineEvent] = [*backend.general_notices()]
+        said += [e for c in backend.conversations() for e in backend.full_trace(c.id)]
+        traced = "".join(json.dumps(event_to_json(event)) for event in said)
+        assert API_KEY not in traced, "the key typed at sign-in is in no event"
+        assert API_KEY not in app.export_screenshot()
 
 
 async def test_a_device_code_codex_cannot_start_is_said_and_esc_keeps_the_demo(
