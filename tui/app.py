@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import importlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -121,13 +123,23 @@ class CodexDeckApp(App[None]):
         self._open_main()
         if not self.is_headless and sys.__stdin__ is not None and sys.__stdin__.isatty():
             self.set_interval(TERMINAL_CHECK_SECONDS, self._check_terminal)
+        if not self.is_headless:
+            loop = asyncio.get_running_loop()
+            for hang_up in (signal.SIGHUP, signal.SIGTERM):
+                loop.add_signal_handler(hang_up, self._close_unseen)
 
     def _check_terminal(self) -> None:
         """A terminal that went away without a hang-up (its window killed, a dropped
         connection) leaves the input at end of file: close as on ctrl+q, declining what
         waits, instead of running on unseen."""
         stdin = sys.__stdin__
-        if stdin is not None and not os.isatty(stdin.fileno()) and not self._closing:
+        if stdin is not None and not os.isatty(stdin.fileno()):
+            self._close_unseen()
+
+    def _close_unseen(self) -> None:
+        """The terminal went away, hung up (SIGHUP: an ssh connection dropped) or the app was
+        told to end (SIGTERM): close as on ctrl+q, declining what waits."""
+        if not self._closing:
             self._closing = True
             self.run_worker(self._terminal_gone(), exclusive=True)
 

@@ -57,9 +57,16 @@ class PtyApp:
         self.master = -1
 
 
+def _take_the_terminal() -> None:
+    """In the child: make the pty on stdin its controlling terminal, so that closing the
+    other end sends it SIGHUP, as a dropped ssh connection does."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 @contextmanager
-def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
-    """codex-deck with `args` in a 120×36 pty; stopped (and its terminal closed) on exit."""
+def running(args: list[str], env: dict[str, str], controlling: bool = False) -> Iterator[PtyApp]:
+    """codex-deck with `args` in a 120×36 pty (its controlling terminal, if `controlling`);
+    stopped (and its terminal closed) on exit."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     process = subprocess.Popen(
@@ -69,6 +76,7 @@ def running(args: list[str], env: dict[str, str]) -> Iterator[PtyApp]:
         stderr=slave,
         env={**os.environ, **env, "TERM": "xterm-256color"},
         start_new_session=True,
+        preexec_fn=_take_the_terminal if controlling else None,
     )
     os.close(slave)
     app = PtyApp(process, master)

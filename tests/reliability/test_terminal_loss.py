@@ -1,26 +1,42 @@
-"""The terminal goes away (an ssh connection drops) while an approval waits: the app closes
-on its own, declines the approval, runs nothing, and the store says so."""
+"""The terminal goes away (an ssh connection drops: the pty vanishes, or hangs up with
+SIGHUP), or the app is sent SIGTERM, while an approval waits: the app closes on its own,
+declines the approval, runs nothing, and the store says so."""
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import local_settings
 from tests.reliability.terminal import running
 
 
-def test_a_dropped_terminal_declines_the_waiting_approval_and_runs_nothing(
-    isolated_settings: Path, model_url: str, tmp_path: Path
+@pytest.mark.parametrize(
+    "how",
+    [
+        "terminal gone",  # the pty closed under an app it is not the controlling terminal of
+        "SIGHUP",  # closed under an app it is the controlling terminal of, as ssh does
+        "SIGTERM",
+    ],
+)
+def test_a_lost_terminal_declines_the_waiting_approval_and_runs_nothing(
+    how: str, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
-    with running([], {"CODEX_DECK_CONFIG": str(isolated_settings)}) as app:
+    env = {"CODEX_DECK_CONFIG": str(isolated_settings)}
+    with running([], env, controlling=how == "SIGHUP") as app:
         app.wait_for("codex online")
         app.type("approval")
         app.wait_for("approval")
         app.type("\r")
         app.wait_for("y approve")
-        app.hang_up()
+        if how == "SIGTERM":
+            app.process.send_signal(signal.SIGTERM)
+        else:
+            app.hang_up()
         assert app.process.wait(timeout=20) == 0
     assert not (workspace / "out.txt").exists(), "the command was not run"
     with sqlite3.connect(tmp_path / "store.sqlite3") as store:
