@@ -22,6 +22,12 @@ COMMAND = Path(sys.executable).parent / "codex-deck"
 DEADLINE_SECONDS = 60
 
 
+def tmux(server: str, *args: str) -> list[str]:
+    """A tmux command for a server of the test's own: a shared server that exits once its
+    last session is killed could refuse the next test's session while it goes."""
+    return ["tmux", "-L", server, *args]
+
+
 class Terminal:
     """A tmux session whose output is piped to a FIFO, so waiting wakes when the screen changes."""
 
@@ -30,7 +36,7 @@ class Terminal:
         self._fifo = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(tmux(self.name, *args), capture_output=True, text=True, check=True)
         return done.stdout
 
     def screen(self) -> str:
@@ -63,17 +69,17 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     fifo = tmp_path / "screen.fifo"
     os.mkfifo(fifo)
     subprocess.run(
-        ["tmux", "new-session", "-d", "-s", name, "-x", "120", "-y", "36", "bash --norc"],
+        tmux(name, "new-session", "-d", "-s", name, "-x", "120", "-y", "36", "bash --norc"),
         check=True,
         env={**os.environ, "PS1": "$ "},
     )
-    subprocess.run(["tmux", "pipe-pane", "-o", "-t", name, f"cat > {fifo}"], check=True)
+    subprocess.run(tmux(name, "pipe-pane", "-o", "-t", name, f"cat > {fifo}"), check=True)
     term = Terminal(name, fifo)
     try:
         yield term
     finally:
         term.close()
-        subprocess.run(["tmux", "kill-session", "-t", name], check=False)
+        subprocess.run(tmux(name, "kill-server"), check=False)
 
 
 def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: Path) -> None:
