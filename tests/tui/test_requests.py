@@ -171,6 +171,7 @@ async def test_a_form_is_checked_before_it_is_sent() -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.opened and app.main.query(FormCard), "the form shows")
         card = app.main.query_one(FormCard)
+        await until(pilot, lambda: card.query("#field-priority"), "its fields are mounted")
         title = card.query_one("#field-title", Input)
         title.value = "ab"
         await pilot.press("ctrl+s")
