@@ -16,16 +16,13 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from engine.side_chat import SideChatClosed
 from tests.e2e.conftest import open_engine
+from tests.e2e.test_recovery import asked
 
 pytestmark = pytest.mark.anyio
 
 IDLE_TIMEOUT_MS = 800
 STOPPED_SECONDS = 1.0
 """How long codex stays stopped: long enough that a reply could have come many times over."""
-
-
-def asked(model: ScriptedModel, text: str) -> int:
-    return sum(1 for request in model.responses_requests() if request.user_text == text)
 
 
 async def test_a_stopped_codex_holds_the_stop_until_continued_then_ends_the_turn(
