@@ -21,12 +21,14 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from engine.errors import CodexDeckError
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
+from tui.controls import DropControls
 from tui.notify import alert
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.starting import StartingScreen
@@ -109,6 +111,12 @@ class CodexDeckApp(App[None]):
         self._demo_tour = demo_tour
         self._bridge: Worker[None] | None = None
         self._main: MainScreen | None = None
+        self._drop_controls = DropControls()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the one that keeps control characters in drawn text from
+        the terminal."""
+        return [*super().get_line_filters(), self._drop_controls]
 
     def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)

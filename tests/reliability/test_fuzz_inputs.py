@@ -5,7 +5,9 @@
   wrong types in known fields) is read, as a known model or as an unknown one;
 - the settings loader: any TOML text (and any bytes) gives settings, or a `SettingsError`
   naming the file;
-- the screen's text helper: no control character survives `inert`.
+- the screen's text helper: no control character survives `inert`;
+- the filter on everything drawn: no control character reaches the terminal, in text or in a
+  link, and no line changes width.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from textual.color import Color
 
 from engine import commands
 from engine.errors import SettingsError
@@ -24,6 +30,7 @@ from engine.protocol import UnknownItem, UnknownNotification
 from engine.protocol.items import ITEM_TYPES, parse_item
 from engine.protocol.notifications import NOTIFICATION_TYPES, parse_notification
 from engine.settings import load_settings
+from tui.controls import CONTROL, DropControls
 from tui.text import inert
 
 json_values: st.SearchStrategy[Any] = st.recursive(
@@ -149,3 +156,23 @@ def test_any_bytes_as_settings_are_refused_with_the_file_name(
 def test_no_control_character_survives_inert(text: str) -> None:
     shown = inert(text)
     assert not any((ord(c) < 0x20 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F for c in shown)
+
+
+SEGMENTS = st.lists(
+    st.builds(
+        Segment,
+        st.text(min_size=1, max_size=20),
+        st.none() | st.builds(Style, bold=st.booleans(), link=st.none() | st.text(max_size=12)),
+        st.none(),
+    ),
+    max_size=6,
+)
+
+
+@given(SEGMENTS)
+def test_no_control_character_is_drawn_and_no_line_changes_width(segments: list[Segment]) -> None:
+    drawn = DropControls().apply(segments, Color(0, 0, 0))
+    for text, style, _ in drawn:
+        assert CONTROL.search(text) is None
+        assert style is None or style.link is None or CONTROL.search(style.link) is None
+    assert sum(cell_len(text) for text, _, _ in drawn) == sum(cell_len(s.text) for s in segments)

@@ -7,12 +7,17 @@ from pathlib import Path
 
 import anyio
 import pytest
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region
 from textual.selection import Selection
+from textual.widgets import Static
 
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
+from tui.controls import CONTROL
 from tui.entries import KEPT_OUTPUT_CHARS
 from tui.markdown import MarkdownChunk
 from tui.widgets.approval import ApprovalCard
@@ -290,3 +295,19 @@ async def test_an_answer_can_be_selected_and_copied(deck: Deck) -> None:
         assert "That is all of it." in selected
         app.screen.action_copy_text()
         assert "Streaming Markdown" in (app.clipboard or "")
+
+
+async def test_a_widget_that_draws_raw_model_text_still_sends_no_control_character(
+    deck: Deck,
+) -> None:
+    raw = "before \x1b]0;PWNED\x07\x1b[2J after"
+    async with deck() as (app, pilot):
+        unguarded = Static(Text(raw, style=Style(link="https://x.test/\x1b]52;c;UFdORUQ\x07")))
+        await app.main.mount(unguarded)
+        await pilot.pause()
+        line = unguarded.render_lines(Region(0, 0, unguarded.size.width, 1))[0]
+        assert line.text.startswith("before ]0;PWNED[2J after")
+        assert CONTROL.search(line.text) is None
+        links = {segment.style.link for segment in line if segment.style is not None}
+        assert links == {None}
+        assert line.cell_length == unguarded.size.width
