@@ -51,10 +51,18 @@ async def scripted_model() -> AsyncIterator[ScriptedModel]:
 
 
 @pytest.fixture
-def model_url() -> Iterator[str]:
+def model_requests(tmp_path: Path) -> Path:
+    """Where the scripted model of `model_url` logs each request (see `asked_in`)."""
+    return tmp_path / "model-requests.jsonl"
+
+
+@pytest.fixture
+def model_url(model_requests: Path) -> Iterator[str]:
     """The scripted model in a process of its own, for an app started as a program."""
     model = subprocess.Popen(
-        [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "engine.scripted_model", "--requests", str(model_requests)],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert model.stdout is not None

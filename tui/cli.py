@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import ipaddress
 import math
 import os
 import shlex
@@ -13,6 +14,7 @@ from contextlib import AbstractAsyncContextManager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -74,6 +76,12 @@ def options(after_a_command: bool) -> argparse.ArgumentParser:
         "--token-file",
         type=Path,
         help="with --connect ws://…: the capability token's file",
+        **keep,
+    )
+    shared.add_argument(
+        "--insecure",
+        action="store_true",
+        help="with --connect ws://… to another machine: connect without a --token-file",
         **keep,
     )
     shared.add_argument(
@@ -150,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.token_file is not None and not args.token_file.is_file():
             raise SettingsError(f"--token-file {args.token_file}: not a file")
+        if args.connect:
+            warnings += checked_connection(args.connect, args.token_file, args.insecure)
         binary = find_codex(settings.codex.binary)
         if args.version:
             print(
@@ -302,26 +312,52 @@ def edit_config() -> int:
     return 0
 
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def checked_connection(url: str, token_file: Path | None, insecure: bool) -> list[str]:
+    """Warnings for `--connect URL`; an app-server on another machine that nothing
+    authenticates is refused unless `--insecure` says to go ahead."""
+    parts = urlsplit(url)
+    if parts.scheme != "ws" or parts.hostname is None or is_loopback(parts.hostname):
+        return []
+    if token_file is None and not insecure:
+        raise SettingsError(
+            f"--connect {url}: {parts.hostname} is not this machine and no --token-file was "
+            "given; an app-server that takes connections without a token runs commands for "
+            "anyone who reaches it. Give --token-file, or add --insecure to connect anyway"
+        )
+    return [
+        f"warning: {url} is another machine over plain ws://; what is sent (the token too) "
+        "crosses the network unencrypted"
+    ]
 
 
 def serve_in_browser(args: argparse.Namespace) -> int:
     """Serve the app with textual-serve: each browser session runs `python -m tui` with the
     same options."""
-    if args.host not in LOOPBACK and not args.public:
+    if not is_loopback(args.host) and not args.public:
         print(
             f"codex-deck: serving on {args.host} lets anyone who reaches it drive your codex; "
             "add --public to do it anyway.",
             file=sys.stderr,
         )
         return 2
-    if args.host not in LOOPBACK:
+    if not is_loopback(args.host):
         print(
             f"codex-deck: warning: serving on {args.host}, not only this machine", file=sys.stderr
         )
     forwarded = [sys.executable, "-m", "tui"]
     if args.demo:
         forwarded.append("--demo")
+    if args.insecure:
+        forwarded.append("--insecure")
     for flag, value in (
         ("--cwd", args.cwd),
         ("--config", os.environ.get(CONFIG_ENV)),

@@ -1,22 +1,48 @@
-"""`python -m engine.scripted_model [PORT]`: serve the offline model until interrupted, for
-pointing a codex (or codex-deck's `[providers]`) at it by hand. Prints its base URL."""
+"""`python -m engine.scripted_model [PORT] [--requests FILE]`: serve the offline model until
+interrupted, for pointing a codex (or codex-deck's `[providers]`) at it by hand. Prints its
+base URL. With `--requests`, each request to `/responses` is appended to FILE as a JSON line
+(the user's latest text, and how many tool outputs follow it), for counting what was asked."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
-import sys
+import json
+from pathlib import Path
 
 import anyio
 
-from engine.scripted_model.server import run_scripted_model
+from engine.scripted_model.server import ScriptedModel, run_scripted_model
 
 
-async def serve(port: int) -> None:
+async def serve(port: int, requests: Path | None) -> None:
     async with run_scripted_model(port=port) as model:
         print(model.base_url, flush=True)
-        await anyio.sleep_forever()
+        if requests is None:
+            await anyio.sleep_forever()
+        else:
+            await log_requests(model, requests)
+
+
+async def log_requests(model: ScriptedModel, path: Path) -> None:
+    written = 0
+    while True:
+        received = await model.wait_for_requests(written + 1)
+        with path.open("a", encoding="utf-8") as log:
+            for request in received[written:]:
+                asked = {"user_text": request.user_text, "tools": request.tool_calls_answered}
+                log.write(json.dumps(asked) + "\n")
+        written = len(received)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m engine.scripted_model")
+    parser.add_argument("port", nargs="?", type=int, default=0)
+    parser.add_argument("--requests", type=Path, help="append each request to this file")
+    arguments = parser.parse_args()
+    with contextlib.suppress(KeyboardInterrupt):
+        anyio.run(serve, arguments.port, arguments.requests)
 
 
 if __name__ == "__main__":
-    with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(serve, int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    main()

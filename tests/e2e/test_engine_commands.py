@@ -22,6 +22,7 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
+from tests.reliability.report import Ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +50,7 @@ async def test_stop_while_streaming_interrupts_the_turn(
 
 
 async def test_stop_while_an_approval_waits_expires_it_and_runs_nothing(
-    deck: Deck, workspace: Path
+    deck: Deck, workspace: Path, tally: Ledger
 ) -> None:
     engine, log = deck
     conversation = await engine.new_conversation()
@@ -65,6 +66,11 @@ async def test_stop_while_an_approval_waits_expires_it_and_runs_nothing(
         asked.interaction.id,
         "expired",
         "codex",
+    )
+    tally(
+        "security",
+        "nothing approved without the user's answer: /cancel, decline, engine closing",
+        unapproved=int((workspace / "out.txt").exists()),
     )
     assert not (workspace / "out.txt").exists()
     late = await engine.respond(asked.interaction.id, Approve())
@@ -206,7 +212,7 @@ async def test_a_file_change_approval_carries_its_diff(
     assert (workspace / "hello.txt").read_text() == "hello from apply_patch\n"
 
 
-async def test_decline_keeps_the_file_unwritten(deck: Deck, workspace: Path) -> None:
+async def test_decline_keeps_the_file_unwritten(deck: Deck, workspace: Path, tally: Ledger) -> None:
     engine, log = deck
     conversation = await engine.new_conversation()
     await engine.submit(conversation.id, "approval")
@@ -221,11 +227,16 @@ async def test_decline_keeps_the_file_unwritten(deck: Deck, workspace: Path) -> 
         if isinstance(e.item, CommandExecutionItem | FileChangeItem)
     ]
     assert command.status == "declined"
+    tally(
+        "security",
+        "nothing approved without the user's answer: /cancel, decline, engine closing",
+        unapproved=int((workspace / "out.txt").exists()),
+    )
     assert not (workspace / "out.txt").exists()
 
 
 async def test_closing_the_engine_declines_what_waits(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
         conversation = await engine.new_conversation()
@@ -239,6 +250,11 @@ async def test_closing_the_engine_declines_what_waits(
     assert [(r.interaction_id, r.outcome, r.detail, r.by) for r in resolved] == [
         (asked.id, "expired", "codex-deck is closing", "codex-deck")
     ]
+    tally(
+        "security",
+        "nothing approved without the user's answer: /cancel, decline, engine closing",
+        unapproved=int((workspace / "out.txt").exists()),
+    )
     assert not (workspace / "out.txt").exists()
 
 

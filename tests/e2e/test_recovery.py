@@ -28,6 +28,7 @@ from engine.settings import Settings
 from engine.store import Store
 from tests.e2e.conftest import open_codex
 from tests.e2e.eventlog import EventLog, recording
+from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 
 pytestmark = pytest.mark.anyio
 
@@ -107,7 +108,11 @@ async def with_group_killed(app: Process) -> None:
 
 
 async def test_codex_killed_mid_stream_is_restarted_and_nothing_is_sent_again(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
@@ -129,12 +134,24 @@ async def test_codex_killed_mid_stream_is_restarted_and_nothing_is_sent_again(
 
         await engine.submit(conversation.id, "count for me")
         assert (await log.turn_completed(conversation.id)).status == "completed"
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time", "count for me"])
+        tally(
+            "fault",
+            "codex SIGKILLed mid-stream",
+            lost=lost,
+            reruns=reruns,
+            crashes=int(engine.app_server_pid is None),
+        )
         assert asked(scripted_model, "take your time") == 1
         assert asked(scripted_model, "count for me") == 1
 
 
 async def test_the_whole_app_killed_mid_turn_comes_back_with_the_message_unknown(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     async with app_in_a_process(store_path, codex_home, workspace, scripted_model) as (
@@ -151,6 +168,14 @@ async def test_the_whole_app_killed_mid_turn_comes_back_with_the_message_unknown
         assert stored_state(store_path, submission_id) == "unknown"
         [said] = [n for n in notices(engine, info.id) if "'take your time'" in n]
         assert "codex recorded its turn as interrupted" in said
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time"])
+        kept = stored_state(store_path, submission_id) is not None
+        tally(
+            "fault",
+            "the whole app SIGKILLed mid-turn, restarted",
+            lost=lost + (not kept),
+            reruns=reruns,
+        )
         assert asked(scripted_model, "take your time") == 1
 
         result = await engine.execute(conversation_id, "/resend")
@@ -162,7 +187,11 @@ async def test_the_whole_app_killed_mid_turn_comes_back_with_the_message_unknown
 
 
 async def test_a_turn_that_finished_while_the_app_was_down_is_found_completed(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     async with app_in_a_process(store_path, codex_home, workspace, scripted_model) as (
@@ -181,6 +210,13 @@ async def test_a_turn_that_finished_while_the_app_was_down_is_found_completed(
         assert (info.id, info.state) == (conversation_id, "idle")
         assert stored_state(store_path, submission_id) == "completed"
         assert "'take your time' completed; its answer is above." in notices(engine, info.id)
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time"])
+        tally(
+            "fault",
+            "the app killed; its turn finished meanwhile, restarted",
+            lost=lost,
+            reruns=reruns,
+        )
         assert asked(scripted_model, "take your time") == 1
 
 
@@ -207,7 +243,11 @@ async def rollout_says_done(home: Path) -> None:
 
 
 async def test_queued_messages_are_kept_across_a_restart_and_wait_for_continue(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
@@ -226,12 +266,23 @@ async def test_queued_messages_are_kept_across_a_restart_and_wait_for_continue(
         assert result.ok, result.message
         completed = await log.wait_for(TurnCompleted)
         assert completed.status == "completed"
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time", "count for me"])
+        tally(
+            "fault",
+            "restart with a message queued: kept, sent on /continue",
+            lost=lost,
+            reruns=reruns,
+        )
         assert asked(scripted_model, "count for me") == 1
         assert engine.conversations()[0].queued == 0
 
 
 async def test_a_store_the_disk_stops_taking_is_said_and_the_app_goes_on(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, store):
@@ -244,6 +295,14 @@ async def test_a_store_the_disk_stops_taking_is_said_and_the_app_goes_on(
             await engine.submit(conversation.id, "count for me")
             assert (await log.turn_completed(conversation.id)).status == "completed"
             problem = await log.wait_for(Notice, lambda n: "Could not write to" in n.text)
+            lost, reruns = lost_and_reruns(asked_of(scripted_model), ["count for me"])
+            tally(
+                "fault",
+                "a store the disk stops taking (immutable files)",
+                lost=lost,
+                reruns=reruns,
+                crashes=int(engine.app_server_pid is None),
+            )
             assert "keeps working" in problem.text
         finally:
             await anyio.run_process(["chattr", "-i", *files])
@@ -299,7 +358,11 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
 
 
 async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     """A wrapper that runs the real codex once and then fails every start, saying why."""
     real = find_codex(None).path
@@ -342,6 +405,12 @@ async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said
             ]
             conversation = await engine.new_conversation()
             refused = await engine.submit(conversation.id, "count for me")
+            tally(
+                "fault",
+                "a codex that keeps failing to start: given up, said why",
+                lost=int(refused.accepted),
+                reruns=len(scripted_model.responses_requests()),
+            )
             assert not refused.accepted
             assert "codex is not running" in refused.message
     finally:

@@ -26,6 +26,7 @@ from engine.side_chat import SideChatBusy, SideChatClosed
 from engine.side_isolation import BASE_INSTRUCTIONS, SideChatUnsupported
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
+from tests.reliability.report import Ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -148,12 +149,19 @@ async def test_a_side_question_while_the_turn_runs_leaves_the_turn_alone(
 
 
 async def test_a_side_chat_cannot_run_anything(
-    deck: Deck, scripted_model: ScriptedModel, workspace: Path
+    deck: Deck, scripted_model: ScriptedModel, workspace: Path, tally: Ledger
 ) -> None:
     engine, log = deck
     conversation_id = await after_a_turn(engine, log)
     side = await engine.open_side_chat(conversation_id)
     answer = await side.ask("try a command")
+    assert side.scratch is not None
+    written = [path / "side.txt" for path in (workspace, side.scratch)]
+    tally(
+        "security",
+        "a side chat asked to run a command: no tools, nothing written",
+        unapproved=sum(path.exists() for path in written) + len(log.of(InteractionRequested)),
+    )
     assert answer.text == "I tried to run a command, but this side chat has no tools."
     assert log.of(InteractionRequested) == []
     assert not (workspace / "side.txt").exists()

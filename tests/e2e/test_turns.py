@@ -17,6 +17,7 @@ from engine.protocol import (
     TurnSteerParams,
 )
 from tests.e2e.conftest import Codex, first
+from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 
 pytestmark = pytest.mark.anyio
 
@@ -91,18 +92,24 @@ async def test_steer_mid_stream_reaches_the_next_model_request(codex: Codex) -> 
     assert requests[-1].user_texts() == ["take your time", "change course"]
 
 
-async def test_a_failed_model_response_fails_the_turn_with_its_message(codex: Codex) -> None:
+async def test_a_failed_model_response_fails_the_turn_with_its_message(
+    codex: Codex, tally: Ledger
+) -> None:
     thread_id = await codex.start_thread()
     record = await codex.run_turn(thread_id, "fail please")
+    lost, reruns = lost_and_reruns(asked_of(codex.model), ["fail please"])
+    tally("fault", "the model answers `response.failed`", lost=lost, reruns=reruns)
     assert record.status == "failed"
     assert record.turn is not None
     assert record.turn.error is not None
     assert "The scripted model failed on purpose." in record.turn.error.message
 
 
-async def test_a_stream_cut_before_completion_fails_the_turn(codex: Codex) -> None:
+async def test_a_stream_cut_before_completion_fails_the_turn(codex: Codex, tally: Ledger) -> None:
     thread_id = await codex.start_thread()
     record = await codex.run_turn(thread_id, "drop the stream")
+    lost, reruns = lost_and_reruns(asked_of(codex.model), ["drop the stream"])
+    tally("fault", "the model's stream cut before completion", lost=lost, reruns=reruns)
     assert record.status == "failed"
     assert record.turn is not None
     assert record.turn.error is not None

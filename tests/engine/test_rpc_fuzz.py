@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine.rpc import BadLine, Incoming, Notification, RpcConnection, ServerRequest
 from tests.engine.bytestreams import byte_pipe
+from tests.reliability.report import Ledger
 
 garbage_line = st.binary(max_size=300).map(lambda data: data.replace(b"\n", b" "))
 valid_line = st.integers(min_value=0, max_value=10**6).map(
@@ -46,20 +47,32 @@ async def feed(stream: list[bytes], cuts: list[int], max_line_bytes: int) -> lis
     return [item async for item in events]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(stream=lines, cuts=st.lists(st.integers(min_value=0), max_size=20))
-def test_valid_messages_survive_garbage_and_any_split(stream: list[bytes], cuts: list[int]) -> None:
-    received = anyio.run(feed, stream, cuts, 1 << 20)
+def test_valid_messages_survive_garbage_and_any_split(
+    stream: list[bytes], cuts: list[int], tally: Ledger
+) -> None:
+    with tally.counting("input", "rpc framing: garbage between messages, any split, line limits"):
+        received = anyio.run(feed, stream, cuts, 1 << 20)
     notifications = [item for item in received if isinstance(item, Notification)]
     valid = [n.params["n"] for n in notifications if n.method == "valid"]
     assert valid == expected_valid(stream)
     assert all(isinstance(item, Notification | ServerRequest | BadLine) for item in received)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(stream=lines, cuts=st.lists(st.integers(min_value=0), max_size=20))
-def test_a_small_line_limit_never_stops_the_reader(stream: list[bytes], cuts: list[int]) -> None:
-    received = anyio.run(feed, stream, cuts, 40)
+def test_a_small_line_limit_never_stops_the_reader(
+    stream: list[bytes], cuts: list[int], tally: Ledger
+) -> None:
+    with tally.counting("input", "rpc framing: garbage between messages, any split, line limits"):
+        received = anyio.run(feed, stream, cuts, 40)
     valid = [i.params["n"] for i in received if isinstance(i, Notification) and i.method == "valid"]
     short_enough = [line for line in stream if len(line) <= 40]
     assert valid == expected_valid(short_enough)

@@ -10,6 +10,7 @@ import pytest
 
 from engine.rpc import DEFAULT_MAX_LINE_BYTES, BadLine, Notification
 from tests.engine.test_rpc import connected, next_incoming
+from tests.reliability.report import Ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -17,7 +18,9 @@ LINE_BYTES = 100 * 1024 * 1024
 PIECE = 1024 * 1024
 
 
-async def test_a_hundred_megabyte_line_is_skipped_holding_no_more_than_the_limit() -> None:
+async def test_a_hundred_megabyte_line_is_skipped_holding_no_more_than_the_limit(
+    tally: Ledger,
+) -> None:
     assert LINE_BYTES > DEFAULT_MAX_LINE_BYTES
     async with connected(max_line_bytes=DEFAULT_MAX_LINE_BYTES) as (rpc, peer):
         events = rpc.subscribe()
@@ -34,6 +37,11 @@ async def test_a_hundred_megabyte_line_is_skipped_holding_no_more_than_the_limit
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
+        tally(
+            "input",
+            "a 100 MB line from the app-server (framing)",
+            crashes=int(not isinstance(skipped, BadLine) or not isinstance(after, Notification)),
+        )
         assert isinstance(skipped, BadLine)
         assert f"over the {DEFAULT_MAX_LINE_BYTES}-byte limit" in skipped.reason
         assert after == Notification("still-here", {"n": 1})

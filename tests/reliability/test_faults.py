@@ -10,13 +10,15 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.events import ItemDelta, Notice
+from engine.events import EngineStatus, ItemDelta, Notice
 from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from engine.side_chat import SideChatClosed
 from tests.e2e.conftest import open_engine
+from tests.e2e.eventlog import EventLog
 from tests.e2e.test_recovery import asked
+from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 
 pytestmark = pytest.mark.anyio
 
@@ -25,8 +27,13 @@ STOPPED_SECONDS = 1.0
 """How long codex stays stopped: long enough that a reply could have come many times over."""
 
 
+def failures(log: EventLog) -> int:
+    """How many times the engine said codex failed."""
+    return sum(1 for status in log.of(EngineStatus) if status.status == "failed")
+
+
 async def test_a_stopped_codex_holds_the_stop_until_continued_then_ends_the_turn(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
         conversation = await engine.new_conversation()
@@ -58,12 +65,21 @@ async def test_a_stopped_codex_holds_the_stop_until_continued_then_ends_the_turn
 
         await engine.submit(conversation.id, "count for me")
         assert (await log.turn_completed(conversation.id, 2)).status == "completed"
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time", "count for me"])
+        restarts = int(engine.app_server_pid != pid)
+        tally(
+            "fault",
+            "codex SIGSTOP mid-turn, /stop, SIGCONT",
+            lost=lost,
+            reruns=reruns,
+            crashes=failures(log) + restarts,
+        )
         assert asked(scripted_model, "take your time") == 1
         assert asked(scripted_model, "count for me") == 1
 
 
 async def test_a_side_chat_killed_mid_answer_is_closed_with_a_reason_and_the_parent_goes_on(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
         conversation = await engine.new_conversation()
@@ -94,11 +110,20 @@ async def test_a_side_chat_killed_mid_answer_is_closed_with_a_reason_and_the_par
         assert (await log.turn_completed(conversation.id, 2)).status == "completed"
         again = await engine.open_side_chat(conversation.id)
         assert again.pid not in (None, pid)
+        sent = ["count for me", "take your time", "count for me"]
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), sent)
+        tally(
+            "fault",
+            "side chat's codex SIGKILLed mid-answer",
+            lost=lost,
+            reruns=reruns,
+            crashes=failures(log),
+        )
         assert asked(scripted_model, "take your time") == 1, "the side question was not re-sent"
 
 
 async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     idle = f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"
     base = Settings(codex=CodexSettings(config=[idle]))
@@ -115,4 +140,12 @@ async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
 
         await engine.submit(conversation.id, "count for me")
         assert (await log.turn_completed(conversation.id, 2)).status == "completed"
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["take your time", "count for me"])
+        tally(
+            "fault",
+            "model stalls past codex's idle timeout",
+            lost=lost,
+            reruns=reruns,
+            crashes=failures(log),
+        )
         assert asked(scripted_model, "take your time") == 1, "the stalled turn was not re-run"

@@ -12,13 +12,14 @@ from engine.events import EngineEvent
 from engine.fanout import Fanout
 from engine.recording import read_recording, write_recording
 from engine.store import Store
+from tests.reliability.report import Ledger
 
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_the_store_and_its_journal_files_are_private(tmp_path: Path) -> None:
+def test_the_store_and_its_journal_files_are_private(tmp_path: Path, tally: Ledger) -> None:
     path = tmp_path / "data" / "codex-deck" / "codex-deck.sqlite3"
     store = Store.open(path)
     try:
@@ -28,6 +29,11 @@ def test_the_store_and_its_journal_files_are_private(tmp_path: Path) -> None:
         )
         anyio.run(store.flush)
         files = sorted(path.parent.iterdir())
+        tally(
+            "security",
+            "files 0600 in a 0700 directory: store, its journal files, a recording",
+            cases=len(files) + 1,
+        )
         assert [f.name for f in files] == [
             "codex-deck.sqlite3",
             "codex-deck.sqlite3-shm",
@@ -39,7 +45,9 @@ def test_the_store_and_its_journal_files_are_private(tmp_path: Path) -> None:
         store.close()
 
 
-def test_a_recording_is_private_even_over_a_file_that_was_not(tmp_path: Path) -> None:
+def test_a_recording_is_private_even_over_a_file_that_was_not(
+    tmp_path: Path, tally: Ledger
+) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text("old")
     path.chmod(0o644)
@@ -47,6 +55,7 @@ def test_a_recording_is_private_even_over_a_file_that_was_not(tmp_path: Path) ->
     stream = fanout.subscribe()
     fanout.close()
     written = anyio.run(write_recording, path, [], stream, str)
+    tally("security", "files 0600 in a 0700 directory: store, its journal files, a recording")
     assert written == 0
     assert mode(path) == 0o600
     assert read_recording(path) == []

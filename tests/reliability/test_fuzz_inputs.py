@@ -30,6 +30,7 @@ from engine.protocol import UnknownItem, UnknownNotification
 from engine.protocol.items import ITEM_TYPES, parse_item
 from engine.protocol.notifications import NOTIFICATION_TYPES, parse_notification
 from engine.settings import load_settings
+from tests.reliability.report import Ledger
 from tui.controls import CONTROL, DropControls
 from tui.text import inert
 
@@ -51,16 +52,20 @@ def shaped_like(draw: st.DrawFn, names: list[str]) -> tuple[str, dict[str, Any]]
     return name, {**fields, **draw(st.dictionaries(st.text(max_size=10), json_values, max_size=3))}
 
 
-@given(st.text(max_size=80).map(lambda rest: "/" + rest))
-def test_any_slash_line_is_a_command_or_a_clear_refusal(line: str) -> None:
-    parsed, refusal = parse(line)
-    assert parsed is not None or refusal.strip(), "a refusal says why"
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.text(max_size=80).map(lambda rest: "/" + rest))
+def test_any_slash_line_is_a_command_or_a_clear_refusal(line: str, tally: Ledger) -> None:
+    with tally.counting("input", "slash-command parser"):
+        parsed, refusal = parse(line)
+        assert parsed is not None or refusal.strip(), "a refusal says why"
 
 
-@given(st.text(max_size=80))
-def test_any_line_parses_without_crashing(line: str) -> None:
-    parsed, refusal = parse(line)
-    assert parsed is not None or refusal.strip()
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=st.text(max_size=80))
+def test_any_line_parses_without_crashing(line: str, tally: Ledger) -> None:
+    with tally.counting("input", "slash-command parser"):
+        parsed, refusal = parse(line)
+        assert parsed is not None or refusal.strip()
 
 
 def parse(line: str) -> tuple[commands.Command | None, str]:
@@ -80,24 +85,34 @@ def settings_refusal() -> str | None:
     return None
 
 
-@given(shaped_like(sorted(NOTIFICATION_TYPES)))
-def test_any_notification_is_read_known_or_unknown(message: tuple[str, dict[str, Any]]) -> None:
-    method, params = message
-    notification = parse_notification(method, params)
-    if isinstance(notification, UnknownNotification):
-        assert notification.name == method
-    else:
-        assert type(notification) is NOTIFICATION_TYPES[method]
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(message=shaped_like(sorted(NOTIFICATION_TYPES)))
+def test_any_notification_is_read_known_or_unknown(
+    message: tuple[str, dict[str, Any]], tally: Ledger
+) -> None:
+    with tally.counting(
+        "input", "protocol: notifications and items shaped like the real ones, known and unknown"
+    ):
+        method, params = message
+        notification = parse_notification(method, params)
+        if isinstance(notification, UnknownNotification):
+            assert notification.name == method
+        else:
+            assert type(notification) is NOTIFICATION_TYPES[method]
 
 
-@given(shaped_like(sorted(ITEM_TYPES)) | json_values.map(lambda value: ("", value)))
-def test_any_item_is_read_known_or_unknown(message: tuple[str, Any]) -> None:
-    kind, fields = message
-    raw = {**fields, "type": kind} if isinstance(fields, dict) and kind else fields
-    item = parse_item(raw)
-    if not isinstance(item, UnknownItem):
-        assert type(item) is ITEM_TYPES[raw["type"]]
-    json.dumps(item.model_dump(mode="json"))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(message=shaped_like(sorted(ITEM_TYPES)) | json_values.map(lambda value: ("", value)))
+def test_any_item_is_read_known_or_unknown(message: tuple[str, Any], tally: Ledger) -> None:
+    with tally.counting(
+        "input", "protocol: notifications and items shaped like the real ones, known and unknown"
+    ):
+        kind, fields = message
+        raw = {**fields, "type": kind} if isinstance(fields, dict) and kind else fields
+        item = parse_item(raw)
+        if not isinstance(item, UnknownItem):
+            assert type(item) is ITEM_TYPES[raw["type"]]
+        json.dumps(item.model_dump(mode="json"))
 
 
 TOML_LINES = st.sampled_from(
@@ -130,32 +145,38 @@ TOML_LINES = st.sampled_from(
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(TOML_LINES | st.text(max_size=30), max_size=8))
 def test_any_settings_file_loads_or_is_refused_with_its_name(
-    lines: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    lines: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tally: Ledger
 ) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
-    monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
-    refusal = settings_refusal()
-    assert refusal is None or str(config) in refusal, f"the refusal names the file: {refusal}"
+    with tally.counting("input", "settings loader: TOML of known keys with bad values, any bytes"):
+        config = tmp_path / "config.toml"
+        config.write_text("\n".join(lines), encoding="utf-8", errors="surrogatepass")
+        monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
+        refusal = settings_refusal()
+        assert refusal is None or str(config) in refusal, f"the refusal names the file: {refusal}"
 
 
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.binary(max_size=200))
 @example(data=b'[codex]\nbinary = "\x80"\n')
 def test_any_bytes_as_settings_are_refused_with_the_file_name(
-    data: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    data: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tally: Ledger
 ) -> None:
-    config = tmp_path / "config.toml"
-    config.write_bytes(data)
-    monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
-    refusal = settings_refusal()
-    assert refusal is None or str(config) in refusal
+    with tally.counting("input", "settings loader: TOML of known keys with bad values, any bytes"):
+        config = tmp_path / "config.toml"
+        config.write_bytes(data)
+        monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
+        refusal = settings_refusal()
+        assert refusal is None or str(config) in refusal
 
 
-@given(st.text())
-def test_no_control_character_survives_inert(text: str) -> None:
-    shown = inert(text)
-    assert not any((ord(c) < 0x20 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F for c in shown)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text())
+def test_no_control_character_survives_inert(text: str, tally: Ledger) -> None:
+    with tally.counting(
+        "input", "control characters in text shown (`inert`) and drawn (the line filter)"
+    ):
+        shown = inert(text)
+        assert not any((ord(c) < 0x20 and c not in "\t\n") or 0x7F <= ord(c) <= 0x9F for c in shown)
 
 
 SEGMENTS = st.lists(
@@ -169,10 +190,18 @@ SEGMENTS = st.lists(
 )
 
 
-@given(SEGMENTS)
-def test_no_control_character_is_drawn_and_no_line_changes_width(segments: list[Segment]) -> None:
-    drawn = DropControls().apply(segments, Color(0, 0, 0))
-    for text, style, _ in drawn:
-        assert CONTROL.search(text) is None
-        assert style is None or style.link is None or CONTROL.search(style.link) is None
-    assert sum(cell_len(text) for text, _, _ in drawn) == sum(cell_len(s.text) for s in segments)
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(segments=SEGMENTS)
+def test_no_control_character_is_drawn_and_no_line_changes_width(
+    segments: list[Segment], tally: Ledger
+) -> None:
+    with tally.counting(
+        "input", "control characters in text shown (`inert`) and drawn (the line filter)"
+    ):
+        drawn = DropControls().apply(segments, Color(0, 0, 0))
+        for text, style, _ in drawn:
+            assert CONTROL.search(text) is None
+            assert style is None or style.link is None or CONTROL.search(style.link) is None
+        assert sum(cell_len(text) for text, _, _ in drawn) == sum(
+            cell_len(s.text) for s in segments
+        )

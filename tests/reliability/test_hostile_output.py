@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from tests.conftest import local_settings
+from tests.reliability.report import Ledger, asked_in, lost_and_reruns
 from tests.reliability.terminal import running
 
 OBEYED = re.compile(rb"\x1b\]0;PWNED|\x1b\]52;c;UFdORUQ|\x1b\[2J")
@@ -15,7 +16,7 @@ OBEYED = re.compile(rb"\x1b\]0;PWNED|\x1b\]52;c;UFdORUQ|\x1b\[2J")
 
 
 def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
-    isolated_settings: Path, model_url: str, tmp_path: Path
+    isolated_settings: Path, model_url: str, model_requests: Path, tmp_path: Path, tally: Ledger
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
     with running([], {"CODEX_DECK_CONFIG": str(isolated_settings)}) as app:
@@ -27,7 +28,7 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         app.wait_for("Allow writing hostile.txt?", sent)
         app.wait_for("SYSTEM:", sent)
         app.wait_for("y approve", sent)
-        assert not (workspace / "hostile.txt").exists(), "the answer's words approved nothing"
+        unapproved = int((workspace / "hostile.txt").exists())
 
         answered = len(app.raw)
         app.type("y")
@@ -41,6 +42,19 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         app.wait_for("1/1 · codex:", found)
 
         obeyed = OBEYED.findall(app.raw[sent:])
+        lost, reruns = lost_and_reruns(asked_in(model_requests), ["hostile output"])
+        crashed = int(app.process.poll() is not None)
+        tally(
+            "input",
+            "escape sequences in reasoning, answer, request and command output; "
+            "an answer telling the user to approve",
+            cases=4,
+            lost=lost,
+            reruns=reruns,
+            unapproved=unapproved,
+            crashes=crashed,
+        )
+        assert unapproved == 0, "the answer's words approved nothing"
         assert obeyed == [], "escape sequences from the agent or a command reached the terminal"
         shown = app.text
         for where in ("ANSWER", "REQUEST", "OUTPUT"):

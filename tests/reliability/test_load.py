@@ -18,6 +18,7 @@ from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
 from engine.store import Store
 from tests.e2e.conftest import open_engine
+from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 
 pytestmark = pytest.mark.anyio
 
@@ -39,13 +40,14 @@ text = "One of very many short answers."
 
 
 async def test_eight_conversations_with_full_queues_all_finish_once_each(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     limits = LimitsSettings(running_conversations=CONVERSATIONS, queued_messages=QUEUED)
     base = Settings(limits=limits)
     async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
         conversations = [await engine.new_conversation() for _ in range(CONVERSATIONS)]
         accepted: list[str] = []
+        refusals = 0
         for number, conversation in enumerate(conversations):
             first = f"count for me {number}-0"
             outcome = await engine.submit(conversation.id, first)
@@ -57,6 +59,7 @@ async def test_eight_conversations_with_full_queues_all_finish_once_each(
                 assert outcome.how == "queued", outcome.message
                 accepted.append(text)
             refused = await engine.submit(conversation.id, f"one too many {number}", "queue")
+            refusals += not refused.accepted
             assert not refused.accepted
             assert refused.message == (
                 f"{QUEUED} messages are already waiting in this conversation (the limit is "
@@ -67,6 +70,16 @@ async def test_eight_conversations_with_full_queues_all_finish_once_each(
             for conversation in conversations:
                 await log.turn_completed(conversation.id, QUEUED + 1)
         ended = log.of(TurnCompleted)
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), accepted)
+        tally(
+            "load",
+            f"{CONVERSATIONS} conversations × (1 running + {QUEUED} queued), one more refused each",
+            cases=len(accepted) + refusals,
+            lost=lost,
+            reruns=reruns,
+            crashes=sum(1 for turn in ended if turn.status != "completed"),
+        )
+        assert refusals == CONVERSATIONS
         assert len(ended) == CONVERSATIONS * (QUEUED + 1)
         assert {turn.status for turn in ended} == {"completed"}
         asked = [request.user_text for request in scripted_model.responses_requests()]
@@ -83,7 +96,7 @@ async def next_turn_end(events: Subscription[EngineEvent]) -> TurnCompleted:
 
 
 async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
-    codex_home: Path, workspace: Path, tmp_path: Path
+    codex_home: Path, workspace: Path, tmp_path: Path, tally: Ledger
 ) -> None:
     scenario = tmp_path / "many.toml"
     scenario.write_text(MANY_ITEMS)
@@ -101,6 +114,14 @@ async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
             await engine.submit(conversation.id, "many items")
             with anyio.fail_after(WATCHDOG_SECONDS):
                 done = await next_turn_end(events)
+            lost, reruns = lost_and_reruns(asked_of(model), ["many items"])
+            tally(
+                "load",
+                f"one turn of {ITEMS:,} items",
+                lost=lost,
+                reruns=reruns,
+                crashes=int(done.status != "completed"),
+            )
             assert done.status == "completed"
             answers = [e for e in log.of(ItemCompleted) if isinstance(e.item, AgentMessageItem)]
             assert len(answers) == ITEMS
@@ -119,7 +140,7 @@ async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
 
 
 async def test_fifty_conversations_in_the_store_all_come_back(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path, tally: Ledger
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
     base = Settings(limits=LimitsSettings(running_conversations=STORED))
@@ -157,4 +178,13 @@ async def test_fifty_conversations_in_the_store_all_come_back(
     finally:
         store.close()
     asked = [request.user_text for request in scripted_model.responses_requests()]
+    sent = [f"count for me {number}" for number in range(STORED)] + ["count for me again"]
+    lost, reruns = lost_and_reruns(asked_of(scripted_model), sent)
+    tally(
+        "load",
+        f"{STORED} conversations in the store, restarted",
+        cases=STORED,
+        lost=lost + STORED - len(back),
+        reruns=reruns,
+    )
     assert len(asked) == STORED + 1, "nothing was sent again on the way back"

@@ -12,6 +12,7 @@ from engine.recording import write_recording
 from engine.scripted_model import ScriptedModel
 from engine.store import Store
 from tests.e2e.conftest import open_engine
+from tests.reliability.report import Ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -33,6 +34,7 @@ async def test_a_known_secret_said_in_a_message_is_written_nowhere(
     workspace: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    tally: Ledger,
 ) -> None:
     monkeypatch.setenv("CODEX_API_KEY", SECRET)
     store_path = tmp_path / "store.sqlite3"
@@ -58,6 +60,11 @@ async def test_a_known_secret_said_in_a_message_is_written_nowhere(
     [request] = scripted_model.responses_requests()
     assert SECRET in request.user_text, "the message itself went to the model as typed"
     written = written_files(tmp_path)
+    tally(
+        "security",
+        "a provider key from the environment said in a message: store, recording, exports",
+        cases=len(written),
+    )
     assert set(written) >= {"store.sqlite3", "session.jsonl", "trace.jsonl", "notes.md"}
     assert [name for name, data in written.items() if SECRET.encode() in data] == []
     assert b"my key is [redacted]; count for me" in written["session.jsonl"]

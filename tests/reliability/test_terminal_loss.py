@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import local_settings
+from tests.reliability.report import Ledger, asked_in, lost_and_reruns
 from tests.reliability.terminal import running
 
 
@@ -23,7 +24,12 @@ from tests.reliability.terminal import running
     ],
 )
 def test_a_lost_terminal_declines_the_waiting_approval_and_runs_nothing(
-    how: str, isolated_settings: Path, model_url: str, tmp_path: Path
+    how: str,
+    isolated_settings: Path,
+    model_url: str,
+    model_requests: Path,
+    tmp_path: Path,
+    tally: Ledger,
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
     env = {"CODEX_DECK_CONFIG": str(isolated_settings)}
@@ -37,10 +43,20 @@ def test_a_lost_terminal_declines_the_waiting_approval_and_runs_nothing(
             app.process.send_signal(signal.SIGTERM)
         else:
             app.hang_up()
-        assert app.process.wait(timeout=20) == 0
-    assert not (workspace / "out.txt").exists(), "the command was not run"
+        exit_code = app.process.wait(timeout=20)
     with sqlite3.connect(tmp_path / "store.sqlite3") as store:
         rows = store.execute("SELECT kind, state, decision FROM interactions").fetchall()
+    lost, reruns = lost_and_reruns(asked_in(model_requests), ["approval"])
+    tally(
+        "fault",
+        f"terminal lost with an approval waiting: {how}",
+        lost=lost,
+        reruns=reruns,
+        unapproved=int((workspace / "out.txt").exists()),
+        crashes=int(exit_code != 0),
+    )
+    assert exit_code == 0
+    assert not (workspace / "out.txt").exists(), "the command was not run"
     assert len(rows) == 1
     [(kind, state, decision)] = rows
     assert kind == "command"

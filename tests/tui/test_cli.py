@@ -18,6 +18,7 @@ from pathlib import Path
 import anyio
 
 from engine.websocket import connect
+from tests.reliability.report import Ledger
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
 
@@ -156,10 +157,35 @@ def fetch(url: str) -> str:
         return str(response.read().decode())
 
 
-def test_serving_beyond_this_machine_needs_public() -> None:
+def test_serving_beyond_this_machine_needs_public(tally: Ledger) -> None:
     result = run("serve", "--host", "0.0.0.0")
+    tally(
+        "security",
+        "`serve` beyond this machine without --public: refused",
+        unapproved=int(result.returncode != 2),
+    )
     assert result.returncode == 2
     assert "add --public to do it anyway" in result.stderr
+
+
+def test_an_unauthenticated_app_server_on_another_machine_needs_insecure(
+    tmp_path: Path, tally: Ledger
+) -> None:
+    remote = "ws://192.0.2.7:4500"
+    refused = run("--connect", remote, "--version")
+    tally(
+        "security",
+        "--connect ws:// to another machine without a token: refused",
+        unapproved=int(refused.returncode != 2),
+    )
+    assert refused.returncode == 2
+    assert "192.0.2.7 is not this machine and no --token-file was given" in refused.stderr
+    assert "add --insecure to connect anyway" in refused.stderr
+    assert run("--connect", remote, "--insecure", "--version").returncode == 0
+    token = tmp_path / "token"
+    token.write_text("a-long-capability-token-1234\n")
+    assert run("--connect", remote, "--token-file", str(token), "--version").returncode == 0
+    assert run("--connect", "ws://127.0.0.1:4500", "--version").returncode == 0
 
 
 def test_replay_refuses_a_file_that_is_not_a_recording(tmp_path: Path) -> None:

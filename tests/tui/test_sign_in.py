@@ -22,6 +22,7 @@ from engine.offline import offline_settings
 from engine.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
+from tests.reliability.report import Ledger
 from tests.tui.conftest import ready, until
 from tui.app import CodexDeckApp, SignIn
 from tui.backend import Backend
@@ -79,7 +80,7 @@ async def choose(pilot: Pilot[None], app: CodexDeckApp, way: str) -> None:
 
 
 async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
     async with signed_out_app(scripted_model, codex_home, workspace) as (app, pilot):
         why = str(app.screen.query_one("#signin-why", Static).render())
@@ -105,6 +106,9 @@ async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
         said: list[EngineEvent] = [*backend.general_notices()]
         said += [e for c in backend.conversations() for e in backend.full_trace(c.id)]
         traced = "".join(json.dumps(event_to_json(event)) for event in said)
+        tally(
+            "security", "an API key typed at sign-in: masked, in no event, not on screen", cases=3
+        )
         assert API_KEY not in traced, "the key typed at sign-in is in no event"
         assert API_KEY not in app.export_screenshot()
 
