@@ -3,6 +3,7 @@ expand a command's output, the trace pane, approvals by key, text that is not ac
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import anyio
@@ -15,6 +16,7 @@ from textual.widgets import Static
 
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
+from tests.reliability.report import Ledger
 from tests.tui.conftest import Deck, transcript, until
 from tui.app import CodexDeckApp
 from tui.controls import CONTROL
@@ -172,6 +174,33 @@ async def test_ten_megabytes_of_output_keep_the_screen_bounded_and_open_whole(
         assert path == kept.path
         assert (await anyio.Path(path).stat()).st_size == kept.size > 10 * KEPT_OUTPUT_CHARS
         assert (await anyio.Path(path).read_text()).endswith(cell.output[-1000:])
+
+
+async def test_output_with_no_room_to_keep_it_is_shown_and_the_app_says_why(
+    deck: Deck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tally: Ledger
+) -> None:
+    full = tmp_path / "full"
+    full.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(full))
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "print forty lines")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        [cell] = transcript(app).query(CommandCell)
+        assert cell.output.split()[-1] == "40"
+        cell.focus()
+        await pilot.press("o")
+        shown = [n.message for n in app._notifications]
+        said = [m for m in shown if m.startswith("The whole output was not kept (Not a directory)")]
+        app.main.query_one(Composer).focus()
+        await type_and_send(app, pilot, "count for me")
+        await until(pilot, lambda: len(turn_markers(app)) == 2, "the next turn ends")
+        tally(
+            "fault",
+            "no room for command output (its spool cannot be written)",
+            lost=0 if len(turn_markers(app)) == 2 else 1,
+            crashes=int(not app.is_running),
+        )
+        assert len(said) == 1, shown
 
 
 async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:

@@ -22,7 +22,8 @@ from engine.offline import offline_settings
 from engine.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
-from tests.reliability.report import Ledger
+from engine.store import Store
+from tests.reliability.report import Ledger, asked_of
 from tests.tui.conftest import ready, until
 from tui.app import CodexDeckApp, SignIn
 from tui.backend import Backend
@@ -36,10 +37,11 @@ API_KEY = "sk-proj-codexdecktestkey0123456789"
 
 @asynccontextmanager
 async def signed_out_app(
-    model: ScriptedModel, home: Path, workspace: Path
+    model: ScriptedModel, home: Path, workspace: Path, store: Path | None = None
 ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
     """The app started on the demo because the user's codex (OpenAI, here the scripted model
-    behind `openai_base_url`) has no account."""
+    behind `openai_base_url`) has no account; the user's codex keeps its conversations in
+    `store`, if given."""
     demo_home = home.parent / "demo-home"
     demo_home.mkdir()
     demo = offline_settings(Settings(), model, demo_home)
@@ -58,8 +60,13 @@ async def signed_out_app(
 
     @asynccontextmanager
     async def open_live() -> AsyncIterator[Backend]:
-        async with Engine.open(own, cwd=workspace) as engine:
-            yield engine
+        kept = Store.open(store) if store is not None else None
+        try:
+            async with Engine.open(own, cwd=workspace, store=kept) as engine:
+                yield engine
+        finally:
+            if kept is not None:
+                kept.close()
 
     sign_in = SignIn(partial(Engine.open, own, cwd=workspace), open_live, offer_at_start=True)
     app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in)
@@ -80,9 +87,10 @@ async def choose(pilot: Pilot[None], app: CodexDeckApp, way: str) -> None:
 
 
 async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
-    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path, tally: Ledger
 ) -> None:
-    async with signed_out_app(scripted_model, codex_home, workspace) as (app, pilot):
+    store = tmp_path / "store" / "store.sqlite3"
+    async with signed_out_app(scripted_model, codex_home, workspace, store) as (app, pilot):
         why = str(app.screen.query_one("#signin-why", Static).render())
         assert "this is the offline demo" in why
         await choose(pilot, app, "key")
@@ -106,11 +114,20 @@ async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
         said: list[EngineEvent] = [*backend.general_notices()]
         said += [e for c in backend.conversations() for e in backend.full_trace(c.id)]
         traced = "".join(json.dumps(event_to_json(event)) for event in said)
-        tally(
-            "security", "an API key typed at sign-in: masked, in no event, not on screen", cases=3
-        )
         assert API_KEY not in traced, "the key typed at sign-in is in no event"
         assert API_KEY not in app.export_screenshot()
+
+        await pilot.press(*"count for me", "enter")
+        await until(pilot, lambda: asked_of(scripted_model)["count for me"], "a turn on it")
+    files = {path.name: path.read_bytes() for path in store.parent.iterdir()}
+    assert "store.sqlite3" in files
+    holding = [name for name, data in files.items() if API_KEY.encode() in data]
+    tally(
+        "security",
+        "an API key typed at sign-in: masked, in no event, store or screen",
+        cases=3 + len(files),
+    )
+    assert holding == [], "the key typed at sign-in is in no file of the store"
 
 
 async def test_a_device_code_codex_cannot_start_is_said_and_esc_keeps_the_demo(

@@ -617,7 +617,17 @@ class MainScreen(Screen[None]):
         if self.backend is None or self.current is None:
             return
         kept = self.backend.command_output(self.current, entry.key)
-        path, temporary = output_file(kept, entry.output)
+        try:
+            path, temporary = output_file(kept, entry.output)
+        except OSError as error:
+            self.notify(
+                f"The whole output was not kept ({kept.problem}) and no copy of the screen's "
+                f"part can be written ({error.strerror or error}); the screen shows its latest "
+                "part.",
+                severity="warning",
+                timeout=15,
+            )
+            return
         problem = page(self.app, path)
         if problem is not None:
             self.notify(problem, severity="warning", timeout=15)
