@@ -43,6 +43,9 @@ class Submission:
     turn_id: str | None = None
     created_at: float = field(default_factory=time.time)
     images: tuple[str, ...] = ()
+    secret_lost: bool = False
+    """Read back from the store, where a secret in its text was kept as [redacted]: it
+    cannot be sent again as the user wrote it."""
     """Paths of the images sent with the text (as `localImage` input)."""
     settled: bool = False
     """Its outcome after codex went away has been looked up (and said) in this run."""

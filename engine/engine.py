@@ -47,6 +47,7 @@ from engine.models import describe_model, model_named, unknown_model
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.outputs import CommandOutputs, KeptOutput
 from engine.recording import RecordingError, event_from_json
+from engine.recovery import secret_lost
 from engine.restore import Restorer
 from engine.router import Router
 from engine.rpc import Incoming, Notification
@@ -776,6 +777,8 @@ class Engine:
         if not conversation.unsettled:
             return self._failed(conversation.id, "No message has an unknown outcome here.")
         unknown = conversation.unsettled[-1]
+        if unknown.secret_lost:
+            return self._failed(conversation.id, secret_lost(unknown.text, "sent again"))
         if conversation.state == "result_unknown":
             conversation.state = "idle"
         for path in unknown.images:

@@ -63,22 +63,25 @@ class Journal:
     def submission(self, submission: Submission) -> None:
         if self.store is None:
             return
+        kept = self._redact(submission.text)
         self.store.put(
             "INSERT INTO submissions (id, conversation_id, generation, text, mode, state, "
-            "turn_id, created_at, updated_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "turn_id, created_at, updated_at, images, secret) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (id) DO UPDATE SET state = excluded.state, "
             "turn_id = excluded.turn_id, updated_at = excluded.updated_at",
             (
                 submission.id,
                 submission.conversation_id,
                 submission.generation,
-                self._redact(submission.text),
+                kept,
                 submission.mode,
                 submission.state,
                 submission.turn_id,
                 submission.created_at,
                 time.time(),
                 json.dumps(list(submission.images)),
+                kept != submission.text,
             ),
         )
 

@@ -83,6 +83,14 @@ def restored_conversation(stored: StoredConversation) -> Conversation:
     )
 
 
+def secret_lost(text: str, what: str) -> str:
+    """Why a message read back from the store cannot be `what` (sent again, say)."""
+    return (
+        f"{quoted(text)} held a secret, which codex-deck does not keep, so it cannot be {what} "
+        "as you wrote it: type it again."
+    )
+
+
 def restored_submission(stored: StoredSubmission) -> Submission:
     return Submission(
         stored.conversation_id,
@@ -94,4 +102,5 @@ def restored_submission(stored: StoredSubmission) -> Submission:
         turn_id=stored.turn_id,
         created_at=stored.created_at,
         images=stored.images,
+        secret_lost=stored.secret,
     )

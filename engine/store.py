@@ -27,7 +27,7 @@ from engine.errors import CodexDeckError
 
 MAX_PENDING_WRITES = 50_000
 """Writes kept in memory while the disk refuses them (the oldest go first past this)."""
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 MIGRATIONS: tuple[str, ...] = (
     # 1: conversations, their threads, submissions and requests.
     """
@@ -93,6 +93,10 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE submissions ADD COLUMN images TEXT NOT NULL DEFAULT '[]';
     """,
+    # 5: whether a message's text held a secret, kept as [redacted] (so it cannot be re-sent).
+    """
+    ALTER TABLE submissions ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -132,6 +136,8 @@ class StoredSubmission:
     turn_id: str | None
     created_at: float
     images: tuple[str, ...] = ()
+    secret: bool = False
+    """The text held a secret, which the store keeps as [redacted]."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +232,7 @@ class Store:
         ]
         rows = self._connection.execute(
             "SELECT id, conversation_id, generation, text, mode, state, turn_id, created_at, "
-            "images FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
+            "images, secret FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
             "ORDER BY created_at, rowid"
         ).fetchall()
         submissions = [
@@ -240,6 +246,7 @@ class Store:
                 turn_id=r[6],
                 created_at=r[7],
                 images=_paths(r[8]),
+                secret=bool(r[9]),
             )
             for r in rows
         ]

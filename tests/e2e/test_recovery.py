@@ -71,10 +71,14 @@ def stored_state(store_path: Path, submission_id: str) -> str | None:
 
 @asynccontextmanager
 async def app_in_a_process(
-    store_path: Path, home: Path, workspace: Path, model: ScriptedModel
+    store_path: Path,
+    home: Path,
+    workspace: Path,
+    model: ScriptedModel,
+    text: str = "take your time",
 ) -> AsyncIterator[tuple[Process, str, str]]:
     """codex-deck's engine in its own process group; yields it (with its conversation and
-    message ids) once it has sent "take your time" and the model holds that turn."""
+    message ids) once it has sent `text` (a slow turn) and the model holds that turn."""
     app = await anyio.open_process(
         [
             sys.executable,
@@ -84,7 +88,7 @@ async def app_in_a_process(
             str(home),
             str(workspace),
             model.base_url,
-            "take your time",
+            text,
         ],
         start_new_session=True,
         cwd=Path(__file__).parents[2],
