@@ -12,6 +12,8 @@ from engine.recording import event_to_json
 from engine.store import Store
 from engine.trace import Redactor
 
+UNANSWERED = "codex-deck stopped before it was answered"
+
 
 class Journal:
     """Writes to `store`, or nowhere when there is none."""
@@ -83,6 +85,16 @@ class Journal:
                 json.dumps(list(submission.images)),
                 kept != submission.text,
             ),
+        )
+
+    def close_unanswered(self, conversation_id: str) -> None:
+        """Requests left waiting for the user when codex-deck stopped: closed unanswered."""
+        if self.store is None:
+            return
+        self.store.put(
+            "UPDATE interactions SET state = 'expired', decision = ?, updated_at = ? "
+            "WHERE state = 'pending' AND conversation_id = ?",
+            (UNANSWERED, time.time(), conversation_id),
         )
 
     def forget(self, submissions: list[Submission]) -> None:

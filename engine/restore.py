@@ -87,6 +87,15 @@ class Restorer:
             if stored.archived:
                 continue
             conversation = await self._add(stored)
+            unanswered = loaded.unanswered.get(conversation.id, 0)
+            if unanswered:
+                self._journal.close_unanswered(conversation.id)
+                self._notice(
+                    conversation,
+                    "warning",
+                    f"{unanswered} request(s) waited for your answer when codex-deck stopped; "
+                    "they were closed unanswered, so nothing they asked for was approved.",
+                )
             for kept in waiting.get(conversation.id, []):
                 submission = restored_submission(kept)
                 if kept.state == "queued" and kept.secret:

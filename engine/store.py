@@ -16,7 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +147,9 @@ class Loaded:
     conversations: list[StoredConversation]
     submissions: list[StoredSubmission]
     """Only those still queued or whose outcome the store does not know (sent, unknown)."""
+    unanswered: dict[str, int] = field(default_factory=dict)
+    """By conversation: requests that were still waiting for the user's answer when
+    codex-deck stopped (it crashed, or was killed)."""
 
 
 Write = tuple[str, Sequence[Any]]
@@ -250,7 +253,11 @@ class Store:
             )
             for r in rows
         ]
-        return Loaded(conversations, submissions)
+        unanswered = self._connection.execute(
+            "SELECT conversation_id, COUNT(*) FROM interactions WHERE state = 'pending' "
+            "GROUP BY conversation_id"
+        ).fetchall()
+        return Loaded(conversations, submissions, {r[0]: r[1] for r in unanswered})
 
     def threads(self, conversation_id: str) -> dict[int, str]:
         """Every Codex thread the conversation had, by generation (blocking)."""
