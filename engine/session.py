@@ -20,9 +20,11 @@ class SessionInfo:
     generation: int
     thread_id: str | None
     model: str | None
+    """None for codex's default model; empty when it is not known (a replay)."""
     provider: str | None
     cwd: str
     sandbox: str
+    """Empty when it is not known (a replay's recording does not say)."""
     approval_policy: str
     reasoning_effort: str | None
     total_tokens: int | None

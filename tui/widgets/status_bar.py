@@ -49,17 +49,19 @@ class StatusBar(Static):
             text.append(" · ")
         text.append(inert(self.engine_state))
         if session is not None:
-            text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
+            if session.sandbox:
+                text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             if session.plan_mode:
                 text.append(" · plan mode", style="bold")
             if session.grants:
                 count = len(session.grants)
                 text.append(f" · {count} standing approval{'s' if count > 1 else ''}")
-            model = session.model or "default model"
-            if session.reasoning_effort:
-                model += f" ({session.reasoning_effort})"
-            text.append(" · ")
-            text.append(inert(model), style="bold")
+            if session.model != "":
+                model = session.model or "default model"
+                if session.reasoning_effort:
+                    model += f" ({session.reasoning_effort})"
+                text.append(" · ")
+                text.append(inert(model), style="bold")
             percent = session.context_left_percent
             if percent is not None:
                 text.append(f" · {percent:.0f}% context left")
