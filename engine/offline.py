@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -30,14 +31,11 @@ def offline_settings(base: Settings, model: ModelServer, home: Path) -> Settings
         stream_max_retries=0,
         supports_websockets=False,
     )
-    codex = base.codex.model_copy(
-        update={
-            "provider": OFFLINE_PROVIDER,
-            "model": OFFLINE_MODEL,
-            "home": home,
-            "config": [*base.codex.config, "features.plugins=false"],
-        }
+    codex = replace(
+        base.codex,
+        provider=OFFLINE_PROVIDER,
+        model=OFFLINE_MODEL,
+        home=home,
+        config=[*base.codex.config, "features.plugins=false"],
     )
-    return base.model_copy(
-        update={"codex": codex, "providers": {**base.providers, OFFLINE_PROVIDER: provider}}
-    )
+    return replace(base, codex=codex, providers={**base.providers, OFFLINE_PROVIDER: provider})

@@ -11,6 +11,7 @@ import shlex
 import subprocess
 import sys
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -150,9 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             cwd = args.cwd.expanduser().resolve()
             if not cwd.is_dir():
                 raise SettingsError(f"--cwd {args.cwd}: not a directory")
-            settings = settings.model_copy(
-                update={"codex": settings.codex.model_copy(update={"cwd": cwd})}
-            )
+            settings = replace(settings, codex=replace(settings.codex, cwd=cwd))
         if args.command == "config":
             print_config(settings, warnings)
             return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -102,10 +103,8 @@ async def test_the_exported_trace_holds_no_configured_api_key(
     key = "sk-deck-" + secrets.token_hex(16)
     monkeypatch.setenv("DECK_TEST_API_KEY", key)
     settings = offline_settings(Settings(), scripted_model, codex_home)
-    provider = settings.providers[OFFLINE_PROVIDER].model_copy(
-        update={"env_key": "DECK_TEST_API_KEY"}
-    )
-    settings = settings.model_copy(update={"providers": {OFFLINE_PROVIDER: provider}})
+    provider = replace(settings.providers[OFFLINE_PROVIDER], env_key="DECK_TEST_API_KEY")
+    settings = replace(settings, providers={OFFLINE_PROVIDER: provider})
     async with Engine.open(settings, cwd=workspace) as engine, recording(engine) as log:
         conversation = await engine.new_conversation()
         await engine.submit(conversation.id, f"my key is {key}, show markdown")

@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -382,11 +383,8 @@ async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said
     )
     wrapper.chmod(0o755)
     base = Settings()
-    settings = base.model_copy(
-        update={
-            "codex": base.codex.model_copy(update={"binary": wrapper}),
-            "limits": base.limits.model_copy(update={"restarts": 2}),
-        }
+    settings = replace(
+        base, codex=replace(base.codex, binary=wrapper), limits=replace(base.limits, restarts=2)
     )
     store = Store.open(tmp_path / "store.sqlite3")
     try:

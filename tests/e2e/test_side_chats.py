@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -317,7 +318,7 @@ async def test_a_codex_without_the_fields_side_chats_need_is_refused(
         "fi\n"
     )
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
-    settings = Settings(codex=real.codex.model_copy(update={"binary": wrapper}))
+    settings = Settings(codex=replace(real.codex, binary=wrapper))
     async with open_engine(scripted_model, codex_home, workspace, settings) as (engine, log):
         conversation_id = await after_a_turn(engine, log)
         with pytest.raises(SideChatUnsupported, match=r"too old for side chats.*excludeTurns"):

@@ -63,6 +63,26 @@ def test_environment_overrides_the_file(
     assert settings.ui.theme == "codex-deck-dark"
 
 
+def test_the_environment_sets_nested_tables_lists_and_numbers(
+    isolated_settings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolated_settings.write_text(EXAMPLE)
+    monkeypatch.setenv("CODEX_DECK_CODEX__PROVIDER", "gateway")
+    monkeypatch.setenv("codex_deck_providers__gateway__base_url", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("CODEX_DECK_CODEX__CONFIG", '["features.plugins=false"]')
+    monkeypatch.setenv("CODEX_DECK_UI__KEYS", '{"trace.toggle": "ctrl+g"}')
+    monkeypatch.setenv("CODEX_DECK_LIMITS__QUEUED_MESSAGES", "7")
+    monkeypatch.setenv("CODEX_DECK_CODEX__MODEL", "[not json")
+    settings, _ = load_settings()
+    assert settings.codex.provider == "gateway"
+    assert settings.providers["gateway"].base_url == "http://127.0.0.1:9/v1"
+    assert settings.codex.config == ["features.plugins=false"]
+    assert dict(settings.ui.keys) == {"trace.toggle": "ctrl+g"}
+    assert settings.limits.queued_messages == 7
+    assert settings.codex.model == "[not json"
+    assert settings.codex.sandbox == "read-only", "the file's other keys stay"
+
+
 def test_bad_toml_names_the_file(isolated_settings: Path) -> None:
     isolated_settings.write_text("[codex\nmodel = ")
     with pytest.raises(SettingsError) as caught:
@@ -90,7 +110,7 @@ def test_bad_value_from_the_environment_names_the_variable(
 
 def test_a_provider_must_be_defined(isolated_settings: Path) -> None:
     isolated_settings.write_text('[codex]\nprovider = "nowhere"\n')
-    with pytest.raises(SettingsError, match=r"codex\.provider = 'nowhere' names no"):
+    with pytest.raises(SettingsError, match=r"codex\.provider: 'nowhere' names no \[providers\.nowhere\]"):
         load_settings()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -185,7 +186,7 @@ async def test_a_codex_too_old_for_the_protocol_is_said_plainly(
     wrapper.chmod(0o755)
     base = Settings()
     old = offline_settings(
-        base.model_copy(update={"codex": base.codex.model_copy(update={"binary": wrapper})}),
+        replace(base, codex=replace(base.codex, binary=wrapper)),
         scripted_model,
         codex_home,
     )
