@@ -12,7 +12,7 @@ from engine.version import __version__
 
 if TYPE_CHECKING:
     from engine.appserver import AppServer, open_app_server, spawn_app_server
-    from engine.engine import CommandResult, Engine, SubmitOutcome
+    from engine.engine import Engine
     from engine.errors import (
         CodexDeckError,
         CodexNotFound,
@@ -21,12 +21,13 @@ if TYPE_CHECKING:
         RpcError,
         SettingsError,
     )
+    from engine.results import CommandResult, SubmitOutcome
     from engine.settings import Settings, load_settings
 
 _EXPORTS = {
     "Engine": "engine.engine",
-    "CommandResult": "engine.engine",
-    "SubmitOutcome": "engine.engine",
+    "CommandResult": "engine.results",
+    "SubmitOutcome": "engine.results",
     "AppServer": "engine.appserver",
     "open_app_server": "engine.appserver",
     "spawn_app_server": "engine.appserver",

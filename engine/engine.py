@@ -8,7 +8,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Literal, cast
@@ -16,10 +16,10 @@ from typing import Literal, cast
 import anyio
 from anyio.abc import TaskGroup
 
-from engine import commands
 from engine import protocol as wire
 from engine.appserver import AppServer, Transport, open_app_server, spawn_app_server, typed
 from engine.binary import find_codex
+from engine.command_line import CommandLine
 from engine.conversation import Conversation, Conversations, Submission, SubmissionMode
 from engine.emitter import Emitter
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
@@ -30,7 +30,6 @@ from engine.events import (
     EngineStatus,
     InteractionInfo,
     Notice,
-    NoticeLevel,
     SideChatInfo,
     StopOutcome,
     StopRequested,
@@ -38,17 +37,18 @@ from engine.events import (
 )
 from engine.export import markdown
 from engine.fanout import Subscription
-from engine.history import HISTORY_TURNS, describe_thread, history_events, last_turns
+from engine.history import HISTORY_TURNS, history_events, last_turns
 from engine.images import ImageRefused, check_image, user_input
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
 from engine.launch import Launch, launch_for, thread_defaults
-from engine.models import describe_model, model_named, unknown_model
+from engine.models import model_named, unknown_model
+from engine.notices import Notices
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.outputs import CommandOutputs, KeptOutput
 from engine.recording import RecordingError, event_from_json
-from engine.recovery import secret_lost
 from engine.restore import Restorer
+from engine.results import CommandResult, SubmitOutcome
 from engine.router import Router
 from engine.rpc import Incoming, Notification
 from engine.search import SearchHit, like_pattern, search_events
@@ -67,7 +67,6 @@ SHUTDOWN_SECONDS = 3.0
 SEARCH_HITS = 50
 """Hits a search returns at most."""
 THREADS_LISTED = 20
-THREAD_ID_SHOWN = 13
 THREADS_SEARCHED = 200
 RESTART_FIRST_DELAY = 0.5
 RESTART_MAX_DELAY = 10.0
@@ -84,25 +83,6 @@ async def attached(attach: Attach) -> AsyncIterator[AppServer]:
     transport = await attach()
     async with open_app_server(transport, experimental_api=True) as server:
         yield server
-
-
-@dataclass(frozen=True, slots=True)
-class SubmitOutcome:
-    """What became of a submission. When not accepted, nothing was sent."""
-
-    accepted: bool
-    how: Literal["started", "steered", "queued"] | None
-    message: str
-    submission_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The result of a line of input; `conversation_id` names a conversation /new made."""
-
-    ok: bool
-    message: str
-    conversation_id: str | None = None
 
 
 class Engine:
@@ -127,6 +107,7 @@ class Engine:
         self._outputs = CommandOutputs(settings.limits.command_output_bytes)
         self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
         self._conversations = Conversations()
+        self._notices = Notices(self._emitter, self._conversations)
         self._interactions = Interactions()
         self.offline = settings.codex.provider == OFFLINE_PROVIDER
         """True when codex runs on the offline scripted model."""
@@ -150,10 +131,18 @@ class Engine:
             self._router,
             self._emitter,
             lambda: self._server,
-            self._notice,
+            self._notices.say,
         )
         self._side_chats = SideChats(
             self._emitter, server, launch, settings.limits.side_answer_chars
+        )
+        self._command_line = CommandLine(
+            self,
+            self._conversations,
+            self._router,
+            self._notices,
+            self._side_chats,
+            settings,
         )
 
     @classmethod
@@ -269,30 +258,27 @@ class Engine:
     async def unarchive(self, reference: str) -> CommandResult:
         """Bring back an archived conversation of the store (by id, or a unique prefix)."""
         if self._journal.store is None:
-            return self._failed(None, "Nothing is archived: this codex-deck keeps no store.")
-        found = [c for c in await self._archived() if c.id.startswith(reference)]
+            return self._notices.failed(
+                None, "Nothing is archived: this codex-deck keeps no store."
+            )
+        found = [c for c in await self.archived() if c.id.startswith(reference)]
         if len(found) != 1:
             how = "No archived conversation's" if not found else "More than one archived"
-            return self._failed(None, f"{how} id starts with {reference!r}; /unarchive lists them.")
+            return self._notices.failed(
+                None, f"{how} id starts with {reference!r}; /unarchive lists them."
+            )
         conversation = await self._restorer.unarchive(found[0])
         return CommandResult(
             True, f"Brought back {conversation.title!r}.", conversation_id=conversation.id
         )
 
-    async def _archived(self) -> list[StoredConversation]:
+    async def archived(self) -> list[StoredConversation]:
         """The store's archived conversations (none without a store)."""
         store = self._journal.store
         if store is None:
             return []
         loaded = await anyio.to_thread.run_sync(store.load)
         return [c for c in loaded.conversations if c.archived]
-
-    async def _list_archived(self, conversation: Conversation) -> CommandResult:
-        archived = await self._archived()
-        if not archived:
-            return self._told(conversation, "No conversation is archived.")
-        listed = "\n".join(f"  {c.id[:8]}  {c.title}" for c in archived)
-        return self._told(conversation, f"Archived (/unarchive ID brings one back):\n{listed}")
 
     async def submit(
         self, conversation_id: str, text: str, mode: SubmitMode = "auto"
@@ -307,10 +293,12 @@ class Engine:
             return SubmitOutcome(False, None, "")
         if self.status != "online":
             reason = self._server.rpc.closed_reason or self.status
-            return self._refuse(conversation, f"codex is not running ({reason}). Nothing was sent.")
+            return self._notices.refused(
+                conversation, f"codex is not running ({reason}). Nothing was sent."
+            )
         size = len(text.encode())
         if size > MAX_INPUT_BYTES:
-            return self._refuse(
+            return self._notices.refused(
                 conversation,
                 f"The message is {size / 1024:.0f} KiB; the limit is "
                 f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
@@ -319,7 +307,7 @@ class Engine:
             try:
                 await anyio.to_thread.run_sync(check_image, Path(image.path), self._image_limit)
             except ImageRefused as error:
-                return self._refuse(
+                return self._notices.refused(
                     conversation, f"{error} Nothing was sent; `/image clear` drops the images."
                 )
         idle = conversation.state not in BUSY_STATES
@@ -354,7 +342,7 @@ class Engine:
             **self._emitter.stamp(conversation.id), turn_id=turn_id, outcome=outcome
         )
         self._emitter.emit(event, turn_id)
-        self._notice(conversation, "info", messages[outcome] + held)
+        self._notices.say(conversation, "info", messages[outcome] + held)
         return outcome
 
     async def reset(self, conversation_id: str) -> CommandResult:
@@ -389,7 +377,7 @@ class Engine:
         message += f"; the old one ({old_thread}) is kept." if old_thread else "."
         if dropped:
             message += f" Dropped {dropped} queued message(s)."
-        self._notice(conversation, "info", message)
+        self._notices.say(conversation, "info", message)
         return CommandResult(True, message)
 
     async def respond(
@@ -403,17 +391,19 @@ class Engine:
         try:
             pending = self._interactions.find(reference)
         except KeyError as error:
-            return self._failed(conversation_id, str(error.args[0]))
+            return self._notices.failed(conversation_id, str(error.args[0]))
         info = pending.info
         if conversation_id is not None and info.conversation_id != conversation_id:
-            return self._failed(conversation_id, f"{info.id} belongs to another conversation")
+            return self._notices.failed(
+                conversation_id, f"{info.id} belongs to another conversation"
+            )
         if pending.outcome is not None:
             already = "expired" if pending.outcome == "expired" else "already answered"
-            return self._failed(conversation_id, f"{info.id} is {already}")
+            return self._notices.failed(conversation_id, f"{info.id} is {already}")
         try:
             detail = self._router.answer_with(pending, answer)
         except AnswerDoesNotFit as error:
-            return self._failed(conversation_id, f"{info.id}: {error}")
+            return self._notices.failed(conversation_id, f"{info.id}: {error}")
         return CommandResult(True, f"{info.id}: {detail}")
 
     async def open_side_chat(self, conversation_id: str) -> SideChat:
@@ -445,7 +435,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         size = len(question.encode())
         if size > MAX_INPUT_BYTES:
-            return self._failed(
+            return self._notices.failed(
                 conversation.id,
                 f"The question is {size / 1024:.0f} KiB; the limit is "
                 f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
@@ -455,9 +445,9 @@ class Engine:
                 self._tasks, conversation, question, side_chat_id, new=new
             )
         except KeyError as error:
-            return self._failed(conversation.id, str(error.args[0]))
+            return self._notices.failed(conversation.id, str(error.args[0]))
         except CodexDeckError as error:
-            return self._failed(conversation.id, str(error))
+            return self._notices.failed(conversation.id, str(error))
         return CommandResult(True, f"Asked in side chat {side.id}.")
 
     async def close_side_chat(
@@ -467,7 +457,7 @@ class Engine:
         try:
             side = self._side_chats.choose(conversation_id, side_chat_id)
         except KeyError as error:
-            return self._failed(conversation_id, str(error.args[0]))
+            return self._notices.failed(conversation_id, str(error.args[0]))
         await side.close()
         return CommandResult(True, f"Closed side chat {side.id}.")
 
@@ -483,7 +473,7 @@ class Engine:
         try:
             side = self._side_chats.choose(parent.id, side_chat_id)
         except KeyError as error:
-            return self._failed(parent.id, str(error.args[0]))
+            return self._notices.failed(parent.id, str(error.args[0]))
         defaults = thread_defaults(self._settings, Path(parent.cwd))
         params = wire.ThreadForkParams(
             **defaults.model_dump(), thread_id=side.parent_thread_id or "", ephemeral=False
@@ -491,7 +481,9 @@ class Engine:
         try:
             opened = await self._server.thread_fork(params)
         except (RpcError, ConnectionClosed) as error:
-            return self._failed(parent.id, f"codex could not fork the conversation: {error}")
+            return self._notices.failed(
+                parent.id, f"codex could not fork the conversation: {error}"
+            )
         kept = Conversation(
             id=uuid.uuid4().hex[:12], title=f"{parent.title} · {side.title}"[:60], cwd=opened.cwd
         )
@@ -499,7 +491,7 @@ class Engine:
         self._conversations.add(kept)
         self._conversations.bind(kept, opened.thread.id)
         self._router.updated(kept)
-        self._notice(
+        self._notices.say(
             kept,
             "info",
             f"Forked from {parent.title!r} with its history. The questions and answers of side "
@@ -509,106 +501,7 @@ class Engine:
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent."""
-        conversation = self._conversations.get(conversation_id)
-        try:
-            command = commands.parse(line)
-        except commands.CommandError as error:
-            return self._failed(conversation.id, str(error))
-        if isinstance(command, commands.Say):
-            outcome = await self.submit(
-                conversation.id, command.text, "queue" if command.queue else "auto"
-            )
-            return CommandResult(outcome.accepted, outcome.message)
-        if isinstance(command, commands.Stop):
-            stopped = await self.stop(conversation.id)
-            return CommandResult(True, stopped.replace("_", " "))
-        if isinstance(command, commands.Reset):
-            return await self.reset(conversation.id)
-        if isinstance(command, commands.Respond):
-            return await self.respond(command.interaction, command.answer, conversation.id)
-        if isinstance(command, commands.New):
-            created = await self.new_conversation(command.title)
-            return CommandResult(True, f"Started {created.title!r}.", created.id)
-        if isinstance(command, commands.Rename):
-            renamed = self.rename(conversation.id, command.title)
-            return CommandResult(True, f"Renamed to {renamed.title!r}.")
-        if isinstance(command, commands.Archive):
-            await self.archive(conversation.id)
-            return CommandResult(True, "Archived.")
-        if isinstance(command, commands.Plan):
-            conversation.plan_mode = (
-                not conversation.plan_mode if command.on is None else command.on
-            )
-            self._router.updated(conversation)
-            state = "on" if conversation.plan_mode else "off"
-            return self._told(conversation, f"Plan mode is {state} from the next turn.")
-        if isinstance(command, commands.Policy):
-            if command.approvals is not None:
-                conversation.approval_policy = command.approvals
-                message = f"Approvals: {command.approvals}, from the next turn."
-            else:
-                conversation.sandbox = command.sandbox
-                message = f"Sandbox: {command.sandbox}, from the next turn."
-            self._router.updated(conversation)
-            return self._told(conversation, message)
-        if isinstance(command, commands.Side):
-            if command.question.strip():
-                return await self.ask_aside(conversation.id, command.question, new=command.new)
-            return self._told(conversation, self._side_chats.describe(conversation.id))
-        if isinstance(command, commands.SideAction):
-            if command.action == "close":
-                return await self.close_side_chat(conversation.id, command.side_chat)
-            return await self.promote_side_chat(conversation.id, command.side_chat)
-        if isinstance(command, commands.AccountCommand):
-            if command.action == "logout":
-                result = await self.sign_out()
-                self._notice(conversation, "info" if result.ok else "error", result.message)
-                return result
-            if command.action == "login":
-                return self._failed(
-                    conversation.id,
-                    "Sign in from codex-deck's sign-in screen (/login there); an API key is "
-                    "never typed into a message.",
-                )
-            return await self._describe_account(conversation)
-        if isinstance(command, commands.Image):
-            return await self._image(conversation, command)
-        if isinstance(command, commands.Unarchive):
-            if command.reference is None:
-                return await self._list_archived(conversation)
-            return await self.unarchive(command.reference)
-        if isinstance(command, commands.Export):
-            target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
-            try:
-                size = await self.export_markdown(conversation.id, target)
-            except OSError as error:
-                return self._failed(conversation.id, f"Could not write {target}: {error.strerror}")
-            return self._told(conversation, f"Exported to {target} ({size:,} characters).")
-        if isinstance(command, commands.Provider):
-            if command.name is None:
-                return self._list_providers(conversation)
-            return await self.switch_provider(conversation.id, command.name)
-        if isinstance(command, commands.Model):
-            if command.name is None:
-                return await self._list_models(conversation, command.hidden)
-            return await self.choose_model(conversation.id, command.name, command.effort)
-        if isinstance(command, commands.Threads):
-            return await self._list_threads(conversation)
-        if isinstance(command, commands.OpenThread):
-            return await self.open_thread(command.thread)
-        if isinstance(command, commands.Continue):
-            return self._continue(conversation)
-        if isinstance(command, commands.Resend):
-            return await self._resend(conversation)
-        if isinstance(command, commands.Output):
-            return self._output(conversation)
-        if isinstance(command, commands.Session):
-            text = self.session_info(conversation.id).describe()
-            self._notice(conversation, "info", text)
-            return CommandResult(True, text)
-        text = commands.help_text()
-        self._notice(conversation, "info", text)
-        return CommandResult(True, text)
+        return await self._command_line.execute(conversation_id, line)
 
     async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
         """The models codex offers (`model/list`, every page)."""
@@ -631,14 +524,16 @@ class Engine:
         try:
             offered = await self.models(include_hidden=True)
         except (RpcError, ConnectionClosed) as error:
-            return self._failed(conversation.id, f"codex could not list its models: {error}")
+            return self._notices.failed(
+                conversation.id, f"codex could not list its models: {error}"
+            )
         chosen = model_named(offered, name)
         if chosen is None:
-            return self._failed(conversation.id, unknown_model(offered, name))
+            return self._notices.failed(conversation.id, unknown_model(offered, name))
         efforts = [option.reasoning_effort for option in chosen.supported_reasoning_efforts]
         effort = effort or chosen.default_reasoning_effort
         if effort is not None and efforts and effort not in efforts:
-            return self._failed(
+            return self._notices.failed(
                 conversation.id,
                 f"{chosen.model} takes reasoning effort {', '.join(efforts)}; not {effort!r}.",
             )
@@ -646,18 +541,7 @@ class Engine:
         conversation.reasoning_effort = cast(wire.ReasoningEffort | None, effort)
         self._router.updated(conversation)
         shown = f"{chosen.model} ({effort})" if effort else chosen.model
-        return self._told(conversation, f"Model: {shown}, from the next turn.")
-
-    def _list_providers(self, conversation: Conversation) -> CommandResult:
-        current = self.session_info(conversation.id).provider
-        names = list(self._settings.providers)
-        if not names:
-            return self._told(
-                conversation, "No [providers.NAME] in the settings; codex uses its own."
-            )
-        lines = [f"{name}{'  [in use]' if name == current else ''}" for name in names]
-        lines.append("/provider NAME moves this conversation to one.")
-        return self._told(conversation, "\n".join(lines))
+        return self._notices.told(conversation, f"Model: {shown}, from the next turn.")
 
     async def switch_provider(self, conversation_id: str, name: str) -> CommandResult:
         """Run the conversation on provider `name` from now on: codex keeps a thread's
@@ -665,71 +549,54 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if name not in self._settings.providers:
             known = ", ".join(self._settings.providers) or "none are set"
-            return self._failed(
+            return self._notices.failed(
                 conversation.id,
                 f"No [providers.{name}] in the settings ({known}). Nothing changed.",
             )
         if conversation.state in BUSY_STATES:
-            return self._failed(
+            return self._notices.failed(
                 conversation.id, "A turn is running; /stop it first. Nothing changed."
             )
         defaults = thread_defaults(self._settings, Path(conversation.cwd)).model_dump()
         defaults["model_provider"] = name
         if conversation.thread_id is None:
             conversation.provider = name
-            return self._told(conversation, f"Provider: {name}, from the first message.")
+            return self._notices.told(conversation, f"Provider: {name}, from the first message.")
         params = wire.ThreadForkParams(
             **defaults, thread_id=conversation.thread_id, ephemeral=False
         )
         try:
             opened = await self._server.thread_fork(params)
         except (RpcError, ConnectionClosed) as error:
-            return self._failed(conversation.id, f"codex could not move to {name}: {error}")
+            return self._notices.failed(conversation.id, f"codex could not move to {name}: {error}")
         conversation.generation += 1
         conversation.thread = opened
         conversation.provider = name
         self._conversations.bind(conversation, opened.thread.id)
         self._router.updated(conversation)
-        return self._told(
+        return self._notices.told(
             conversation,
             f"Provider: {name}. This conversation goes on in a fork of its thread (generation "
             f"{conversation.generation}), with its history.",
         )
 
-    async def _list_models(self, conversation: Conversation, hidden: bool) -> CommandResult:
-        try:
-            offered = await self.models(include_hidden=hidden)
-        except (RpcError, ConnectionClosed) as error:
-            return self._failed(conversation.id, f"codex could not list its models: {error}")
-        current = self.session_info(conversation.id).model
-        lines = [describe_model(model, model.model == current) for model in offered]
-        lines.append("/model NAME [EFFORT] chooses one; /model all lists hidden ones too.")
-        return self._told(conversation, "\n".join(lines))
-
-    async def _list_threads(self, conversation: Conversation) -> CommandResult:
-        try:
-            threads = await self.codex_threads()
-        except (RpcError, ConnectionClosed) as error:
-            return self._failed(conversation.id, f"codex could not list its threads: {error}")
-        if not threads:
-            return self._told(conversation, "codex has no other threads here.")
-        lines = [f"{t.id[:THREAD_ID_SHOWN]}  {describe_thread(t)}" for t in threads]
-        lines.append("/open ID makes one a conversation here (a unique start of its id is enough).")
-        return self._told(conversation, "\n".join(lines))
-
-    def _continue(self, conversation: Conversation) -> CommandResult:
+    def continue_queue(self, conversation_id: str) -> CommandResult:
+        """Run the conversation's queued messages (they wait after a restart or a stop)."""
+        conversation = self._conversations.get(conversation_id)
         if not conversation.queue:
-            return self._failed(conversation.id, "No queued messages wait.")
+            return self._notices.failed(conversation.id, "No queued messages wait.")
         waiting = len(conversation.queue)
         conversation.queue_held = False
         if conversation.state in BUSY_STATES:
-            return self._told(conversation, f"{waiting} queued message(s) run after this turn.")
+            return self._notices.told(
+                conversation, f"{waiting} queued message(s) run after this turn."
+            )
         full = self._room_to_run(conversation)
         if full is not None:
             conversation.queue_held = True
-            return self._failed(conversation.id, full)
+            return self._notices.failed(conversation.id, full)
         self._start_next(conversation)
-        return self._told(conversation, f"Running {waiting} queued message(s).")
+        return self._notices.told(conversation, f"Running {waiting} queued message(s).")
 
     async def attach_image(self, conversation_id: str, path: Path) -> CommandResult:
         """Stage the image at `path` (relative to the conversation's cwd) for the next
@@ -738,7 +605,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         limit = self._settings.limits.images_per_message
         if len(conversation.images) >= limit:
-            return self._failed(
+            return self._notices.failed(
                 conversation.id,
                 f"{limit} images are already attached (the limit is {limit}); nothing was "
                 "attached.",
@@ -747,48 +614,16 @@ class Engine:
         try:
             image = await anyio.to_thread.run_sync(check_image, path, self._image_limit, cwd)
         except ImageRefused as error:
-            return self._failed(conversation.id, str(error))
+            return self._notices.failed(conversation.id, str(error))
         if any(staged.path == image.path for staged in conversation.images):
-            return self._failed(conversation.id, f"{image.label} is already attached.")
+            return self._notices.failed(conversation.id, f"{image.label} is already attached.")
         conversation.images.append(image)
         self._router.updated(conversation)
         return CommandResult(True, f"Attached {image.label} to your next message.")
 
-    async def _image(self, conversation: Conversation, command: commands.Image) -> CommandResult:
-        if command.path is not None:
-            result = await self.attach_image(conversation.id, Path(command.path))
-            return self._told(conversation, result.message) if result.ok else result
-        if command.clear:
-            dropped = len(conversation.images)
-            conversation.images.clear()
-            self._router.updated(conversation)
-            return self._told(conversation, f"Dropped {dropped} attached image(s).")
-        if not conversation.images:
-            return self._told(conversation, "No image is attached; /image PATH attaches one.")
-        listed = "\n".join(f"  {image.label}  {image.path}" for image in conversation.images)
-        return self._told(conversation, f"Attached to your next message:\n{listed}")
-
     @property
     def _image_limit(self) -> int:
         return self._settings.limits.image_bytes
-
-    async def _resend(self, conversation: Conversation) -> CommandResult:
-        """Send the latest message whose outcome is unknown as a new message."""
-        if not conversation.unsettled:
-            return self._failed(conversation.id, "No message has an unknown outcome here.")
-        unknown = conversation.unsettled[-1]
-        if unknown.secret_lost:
-            return self._failed(conversation.id, secret_lost(unknown.text, "sent again"))
-        if conversation.state == "result_unknown":
-            conversation.state = "idle"
-        for path in unknown.images:
-            staged = await self.attach_image(conversation.id, Path(path))
-            if not staged.ok:
-                return staged
-        outcome = await self.submit(conversation.id, unknown.text)
-        if outcome.accepted:
-            conversation.unsettled.remove(unknown)
-        return CommandResult(outcome.accepted, outcome.message)
 
     async def account(self) -> wire.AccountReadResult:
         """The Codex account codex is signed in with (if any), and whether it needs one."""
@@ -828,23 +663,6 @@ class Engine:
             return CommandResult(False, f"codex could not sign out: {error}")
         return CommandResult(True, "Signed out of codex.")
 
-    async def _describe_account(self, conversation: Conversation) -> CommandResult:
-        try:
-            read = await self.account()
-        except (RpcError, ConnectionClosed) as error:
-            return self._failed(conversation.id, f"codex could not say: {error}")
-        account = read.account
-        if account is None:
-            needs = (
-                " codex needs one for its OpenAI models: /login"
-                if read.requires_openai_auth
-                else ""
-            )
-            return self._told(conversation, f"Not signed in.{needs}")
-        who = f" as {account.email}" if account.email else ""
-        plan = f" ({account.plan_type})" if account.plan_type else ""
-        return self._told(conversation, f"Signed in with {account.type}{who}{plan}.")
-
     async def read_thread(self, thread_id: str) -> wire.Thread:
         """A Codex thread as codex stores it, with its turns (any generation's thread)."""
         params = wire.ThreadReadParams(thread_id=thread_id, include_turns=True)
@@ -874,11 +692,11 @@ class Engine:
         try:
             candidates = await self.codex_threads(limit=THREADS_SEARCHED)
         except (RpcError, ConnectionClosed) as error:
-            return self._failed(None, f"codex could not list its threads: {error}")
+            return self._notices.failed(None, f"codex could not list its threads: {error}")
         matches = [t for t in candidates if t.id.startswith(reference.strip())]
         if len(matches) != 1 or not reference.strip():
             which = "no thread" if not matches else f"{len(matches)} threads"
-            return self._failed(
+            return self._notices.failed(
                 None, f"{which} of codex's start with {reference!r}; /threads lists them"
             )
         found = matches[0]
@@ -944,14 +762,6 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         return self._outputs.kept(conversation.id, item_id)
 
-    def _output(self, conversation: Conversation) -> CommandResult:
-        kept = self._outputs.kept(conversation.id)
-        if kept.path is None:
-            return CommandResult(False, f"No command output is kept: {kept.problem}.")
-        text = f"The latest command's whole output ({kept.size:,} bytes) is in {kept.path}"
-        self._notice(conversation, "info", text)
-        return CommandResult(True, text)
-
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         """The events of one turn (None: between turns), with a `TraceGap` where trimmed."""
         return self._emitter.trace(self._conversations.get(conversation_id).id).turn(turn_id)
@@ -983,26 +793,6 @@ class Engine:
 
     def _info(self, conversation: Conversation) -> ConversationInfo:
         return conversation.info(len(self._interactions.pending(conversation.id)))
-
-    def _notice(self, conversation: Conversation | None, level: NoticeLevel, text: str) -> None:
-        conversation_id = conversation.id if conversation is not None else None
-        turn = conversation.turn_id if conversation is not None else None
-        self._emitter.emit(
-            Notice(**self._emitter.stamp(conversation_id), level=level, text=text), turn
-        )
-
-    def _told(self, conversation: Conversation, message: str) -> CommandResult:
-        self._notice(conversation, "info", message)
-        return CommandResult(True, message)
-
-    def _failed(self, conversation_id: str | None, message: str) -> CommandResult:
-        conversation = self._conversations.get(conversation_id) if conversation_id else None
-        self._notice(conversation, "error", message)
-        return CommandResult(False, message)
-
-    def _refuse(self, conversation: Conversation, message: str) -> SubmitOutcome:
-        self._notice(conversation, "error", message)
-        return SubmitOutcome(False, None, message)
 
     def _submission(
         self, conversation: Conversation, text: str, mode: SubmissionMode
@@ -1040,7 +830,7 @@ class Engine:
             )
         except (RpcError, ConnectionClosed) as error:
             conversation.state = "failed"
-            self._notice(conversation, "error", f"codex could not start a thread: {error}")
+            self._notices.say(conversation, "error", f"codex could not start a thread: {error}")
             self._router.updated(conversation)
             return False
         conversation.thread = opened
@@ -1062,7 +852,7 @@ class Engine:
     async def _start_now(self, conversation: Conversation, text: str) -> SubmitOutcome:
         full = self._room_to_run(conversation)
         if full is not None:
-            return self._refuse(conversation, full)
+            return self._notices.refused(conversation, full)
         submission = self._submission(conversation, text, "start")
         if not await self._run(conversation, submission, announce=True):
             return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
@@ -1072,7 +862,7 @@ class Engine:
         """Idle with held messages: the new one goes behind them and the oldest starts."""
         full = self._room_to_run(conversation)
         if full is not None:
-            return self._refuse(conversation, full)
+            return self._notices.refused(conversation, full)
         outcome = self._enqueue(conversation, text)
         if outcome.accepted:
             conversation.queue_held = False
@@ -1082,7 +872,7 @@ class Engine:
     def _enqueue(self, conversation: Conversation, text: str) -> SubmitOutcome:
         limit = self._settings.limits.queued_messages
         if len(conversation.queue) >= limit:
-            return self._refuse(
+            return self._notices.refused(
                 conversation,
                 f"{limit} messages are already waiting in this conversation (the limit is "
                 f"{limit}). Nothing was sent.",
@@ -1122,7 +912,7 @@ class Engine:
             self._journal.forget([submission])
             outcome = self._enqueue(conversation, text)
             if outcome.accepted:
-                self._notice(
+                self._notices.say(
                     conversation,
                     "info",
                     f"The running turn could not be steered ({error.message}); "
@@ -1212,7 +1002,7 @@ class Engine:
         conversation.submission = None
         conversation.stop_requested = False
         conversation.state = "idle"
-        self._notice(conversation, "info" if submission.state != "failed" else "error", why)
+        self._notices.say(conversation, "info" if submission.state != "failed" else "error", why)
         self._router.updated(conversation)
 
     async def _stop(self, conversation: Conversation) -> StopOutcome:
@@ -1291,14 +1081,14 @@ class Engine:
                     if conversation.turn_id is not None:
                         conversation.end_turn(conversation.turn_id)
                     conversation.state = "result_unknown"
-                    self._notice(
+                    self._notices.say(
                         conversation,
                         "error",
                         "The app-server went away during a turn; what it did is unknown and "
                         "it will not be run again by itself.",
                     )
                     self._router.updated(conversation)
-            self._notice(None, "error", f"Lost the app-server: {reason}")
+            self._notices.say(None, "error", f"Lost the app-server: {reason}")
 
     async def _keep_alive(self, reopen: Reopen, what: str) -> None:
         """Start or reach codex again whenever it goes away: after 0.5 s, doubling to 10 s;

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import anyio
 
-from engine.engine import SEARCH_HITS, Attach, CommandResult, Engine, SubmitMode, SubmitOutcome
+from engine.engine import SEARCH_HITS, Attach, Engine, SubmitMode
 from engine.events import (
     ConversationInfo,
     EngineEvent,
@@ -24,6 +24,7 @@ from engine.interactions import Answer
 from engine.offline import offline_settings
 from engine.outputs import KeptOutput
 from engine.protocol import ModelInfo
+from engine.results import CommandResult, SubmitOutcome
 from engine.scripted_model import run_scripted_model
 from engine.search import SearchHit
 from engine.session import SessionInfo

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import anyio
 
-from engine.engine import SEARCH_HITS, CommandResult, SubmitMode, SubmitOutcome
+from engine.engine import SEARCH_HITS, SubmitMode
 from engine.events import (
     ConversationInfo,
     ConversationUpdated,
@@ -33,6 +33,7 @@ from engine.fanout import Fanout, Subscription
 from engine.interactions import Answer
 from engine.outputs import KeptOutput
 from engine.protocol import ModelInfo
+from engine.results import CommandResult, SubmitOutcome
 from engine.search import SearchHit, search_events
 from engine.session import SessionInfo
 from engine.trace import Redactor, jsonl

@@ -110,7 +110,9 @@ def test_bad_value_from_the_environment_names_the_variable(
 
 def test_a_provider_must_be_defined(isolated_settings: Path) -> None:
     isolated_settings.write_text('[codex]\nprovider = "nowhere"\n')
-    with pytest.raises(SettingsError, match=r"codex\.provider: 'nowhere' names no \[providers\.nowhere\]"):
+    with pytest.raises(
+        SettingsError, match=r"codex\.provider: 'nowhere' names no \[providers\.nowhere\]"
+    ):
         load_settings()
 
 

@@ -10,7 +10,6 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
-from engine.engine import CommandResult
 from engine.events import (
     ConversationUpdated,
     InteractionInfo,
@@ -20,6 +19,7 @@ from engine.events import (
 from engine.interactions import Answer, Reply
 from engine.protocol import Question
 from engine.recording import read_recording
+from engine.results import CommandResult
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, transcript, until

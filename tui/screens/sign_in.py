@@ -16,11 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.engine import CommandResult
 from engine.errors import CodexDeckError
 from engine.events import EngineEvent, SignInFinished
 from engine.fanout import Subscription
 from engine.protocol import LoginStarted
+from engine.results import CommandResult
 
 Outcome = Literal["signed-in", "demo"]
 
