@@ -1,6 +1,7 @@
-"""Escape sequences from the agent (its reasoning, answer and requests) and from a command's
-output reach the terminal inert: they cannot set the title, write the clipboard or clear
-the screen. An answer that tells the user (or the UI) to approve does nothing by itself."""
+"""Escape sequences from the agent (its reasoning, answer, requests, a file's name and a diff)
+and from a command's output reach the terminal inert: they cannot set the title, write the
+clipboard or clear the screen. An answer that tells the user (or the UI) to approve does
+nothing by itself."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         app.wait_for("they are shown, not obeyed", answered)
         app.wait_for("turn completed", answered)
         assert (workspace / "hostile.txt").exists()
+        assert (workspace / "hostile-\x1b]0;PWNED-FILE\x07.txt").exists()
         found = len(app.raw)
         app.type("\x06")
         app.wait_for("text in this conversation", found)
@@ -46,9 +48,9 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         crashed = int(app.process.poll() is not None)
         tally(
             "input",
-            "escape sequences in reasoning, answer, request and command output; "
-            "an answer telling the user to approve",
-            cases=4,
+            "escape sequences in reasoning, answer, request, command output, a file name and "
+            "a diff; an answer telling the user to approve",
+            cases=6,
             lost=lost,
             reruns=reruns,
             unapproved=unapproved,
@@ -57,5 +59,5 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         assert unapproved == 0, "the answer's words approved nothing"
         assert obeyed == [], "escape sequences from the agent or a command reached the terminal"
         shown = app.text
-        for where in ("ANSWER", "REQUEST", "OUTPUT"):
+        for where in ("ANSWER", "REQUEST", "OUTPUT", "FILE", "DIFF"):
             assert f"\\x1b]0;PWNED-{where}" in shown, f"the {where.lower()}'s sequence is shown"
