@@ -77,6 +77,14 @@ Attach = Callable[[], Awaitable[Transport]]
 Reopen = Callable[[], AbstractAsyncContextManager[AppServer]]
 
 
+def too_long(what: str, size: int) -> str:
+    limit = MAX_INPUT_BYTES
+    return (
+        f"The {what} is {size:,} bytes; the limit is {limit:,} bytes ({limit // 1024} KiB). "
+        "Nothing was sent."
+    )
+
+
 @asynccontextmanager
 async def attached(attach: Attach) -> AsyncIterator[AppServer]:
     """A running app-server, reached with `attach` and initialized."""
@@ -298,11 +306,7 @@ class Engine:
             )
         size = len(text.encode())
         if size > MAX_INPUT_BYTES:
-            return self._notices.refused(
-                conversation,
-                f"The message is {size / 1024:.0f} KiB; the limit is "
-                f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
-            )
+            return self._notices.refused(conversation, too_long("message", size))
         for image in conversation.images:
             try:
                 await anyio.to_thread.run_sync(check_image, Path(image.path), self._image_limit)
@@ -435,11 +439,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         size = len(question.encode())
         if size > MAX_INPUT_BYTES:
-            return self._notices.failed(
-                conversation.id,
-                f"The question is {size / 1024:.0f} KiB; the limit is "
-                f"{MAX_INPUT_BYTES // 1024} KiB. Nothing was sent.",
-            )
+            return self._notices.failed(conversation.id, too_long("question", size))
         try:
             side = await self._side_chats.ask(
                 self._tasks, conversation, question, side_chat_id, new=new

@@ -23,6 +23,7 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import LimitsSettings, Settings
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
+from tests.reliability.report import Ledger
 
 pytestmark = pytest.mark.anyio
 
@@ -151,16 +152,20 @@ async def test_the_running_cap_refuses_a_new_turn_and_sends_nothing(
         await log.turn_completed(other.id)
 
 
-async def test_input_checks(deck: Deck, scripted_model: ScriptedModel) -> None:
+async def test_input_checks(deck: Deck, scripted_model: ScriptedModel, tally: Ledger) -> None:
     engine, log = deck
     conversation = await engine.new_conversation()
     ignored = await engine.submit(conversation.id, "   \n ")
     assert (ignored.accepted, ignored.message) == (False, "")
     too_long = await engine.submit(conversation.id, "x" * (64 * 1024 + 1))
+    sent = len(scripted_model.responses_requests())
+    tally("input", "a message over the input limit: refused, nothing sent", unapproved=sent)
     assert not too_long.accepted
-    assert too_long.message == "The message is 64 KiB; the limit is 64 KiB. Nothing was sent."
+    assert too_long.message == (
+        "The message is 65,537 bytes; the limit is 65,536 bytes (64 KiB). Nothing was sent."
+    )
     assert log.of(SubmissionAccepted) == []
-    assert scripted_model.responses_requests() == []
+    assert sent == 0
 
 
 async def test_each_submission_id_is_sent_once(deck: Deck, scripted_model: ScriptedModel) -> None:

@@ -242,7 +242,7 @@ async def test_text_that_is_not_accepted_stays_with_the_reason(deck: Deck) -> No
         assert composer.text == "/frobnicate"
         long_text = "x" * (64 * 1024 + 10)
         await type_and_send(app, pilot, long_text)
-        await until(pilot, lambda: "the limit is 64 KiB" in str(note.render()), "the reason")
+        await until(pilot, lambda: "the limit is 65,536 bytes" in str(note.render()), "the reason")
         assert composer.text == long_text
 
 
