@@ -1,5 +1,7 @@
-"""Faults on the real binary: an app-server that is stopped (SIGSTOP) mid-turn and continued.
-Nothing is lost, nothing runs twice, and the engine is usable afterwards."""
+"""Faults on the real binary: an app-server stopped (SIGSTOP) mid-turn and continued, a side
+chat's codex killed mid-answer, a model that stalls past codex's idle timeout, and an approval
+left waiting while such timeouts fire. Nothing is lost, nothing runs twice or unapproved, and
+the engine is usable afterwards."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.events import EngineStatus, ItemDelta, Notice
+from engine.events import EngineStatus, InteractionRequested, ItemDelta, Notice
 from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
@@ -149,3 +151,35 @@ async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
             crashes=failures(log),
         )
         assert asked(scripted_model, "take your time") == 1, "the stalled turn was not re-run"
+
+
+async def test_an_approval_left_waiting_past_codex_timeouts_still_waits_for_the_user(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
+) -> None:
+    idle = f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"
+    base = Settings(codex=CodexSettings(config=[idle]))
+    async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
+        waiting = await engine.new_conversation()
+        await engine.submit(waiting.id, "approval")
+        asked = (await log.wait_for(InteractionRequested)).interaction
+        stalled = await engine.new_conversation()
+        await engine.submit(stalled.id, "take your time")
+        await scripted_model.wait_until_holding()
+        timed_out = await log.turn_completed(stalled.id)
+        still = [info.id for info in engine.pending_interactions(waiting.id)]
+        ran_meanwhile = (workspace / "out.txt").exists()
+        scripted_model.release()
+        declined = await engine.execute(waiting.id, f"/decline {asked.id}")
+        done = await log.turn_completed(waiting.id)
+        ran = ran_meanwhile or (workspace / "out.txt").exists()
+        tally(
+            "security",
+            "an approval left waiting past codex's idle timeout: still asks, never taken as given",
+            unapproved=int(ran),
+            crashes=failures(log),
+        )
+        assert timed_out.status == "failed", "another turn's stream timed out meanwhile"
+        assert still == [asked.id]
+        assert declined.ok, declined.message
+        assert done.status == "completed"
+        assert not ran
