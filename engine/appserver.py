@@ -50,6 +50,7 @@ from engine.protocol import (
     parse_server_request,
 )
 from engine.rpc import (
+    DEFAULT_MAX_LINE_BYTES,
     METHOD_NOT_FOUND,
     BadLine,
     Incoming,
@@ -208,7 +209,10 @@ async def _typed(raw: Subscription[Incoming]) -> AsyncIterator[Received]:
 
 @asynccontextmanager
 async def open_app_server(
-    transport: Transport, *, experimental_api: bool = False
+    transport: Transport,
+    *,
+    experimental_api: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> AsyncIterator[AppServer]:
     """Connect over `transport`, do the initialize handshake, and close it on exit.
 
@@ -217,7 +221,12 @@ async def open_app_server(
             and last stderr lines when it is a process).
         CodexTooOld: the server's codex is older than codex-deck supports.
     """
-    rpc = RpcConnection(transport.send, transport.receive, describe_close=transport.describe_close)
+    rpc = RpcConnection(
+        transport.send,
+        transport.receive,
+        max_line_bytes=max_line_bytes,
+        describe_close=transport.describe_close,
+    )
     async with task_group() as tasks:
         tasks.start_soon(transport.run)
         tasks.start_soon(rpc.run)
@@ -239,9 +248,12 @@ async def open_app_server(
 
 @asynccontextmanager
 async def spawn_app_server(
-    launch: Launch, *, experimental_api: bool = False
+    launch: Launch, *, experimental_api: bool = False, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 ) -> AsyncIterator[AppServer]:
     """Start `codex app-server` as a child process and connect to it."""
     process = await AppServerProcess.start(launch)
-    async with open_app_server(process, experimental_api=experimental_api) as server:
+    opened = open_app_server(
+        process, experimental_api=experimental_api, max_line_bytes=max_line_bytes
+    )
+    async with opened as server:
         yield server

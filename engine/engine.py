@@ -86,10 +86,11 @@ def too_long(what: str, size: int) -> str:
 
 
 @asynccontextmanager
-async def attached(attach: Attach) -> AsyncIterator[AppServer]:
+async def attached(attach: Attach, max_line_bytes: int) -> AsyncIterator[AppServer]:
     """A running app-server, reached with `attach` and initialized."""
     transport = await attach()
-    async with open_app_server(transport, experimental_api=True) as server:
+    opened = open_app_server(transport, experimental_api=True, max_line_bytes=max_line_bytes)
+    async with opened as server:
         yield server
 
 
@@ -179,16 +180,21 @@ class Engine:
         cwd = cwd or settings.codex.cwd or Path.cwd()
         launch: Launch | None = None
         reopen: Reopen | None = None
+        line_bytes = settings.limits.line_bytes
         if attach is not None:
-            reopen = partial(attached, attach)
+            reopen = partial(attached, attach, line_bytes)
         elif transport is None:
             launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
-            reopen = partial(spawn_app_server, launch, experimental_api=True)
+            reopen = partial(
+                spawn_app_server, launch, experimental_api=True, max_line_bytes=line_bytes
+            )
         if reopen is not None:
             connection = reopen()
         else:
             assert transport is not None
-            connection = open_app_server(transport, experimental_api=True)
+            connection = open_app_server(
+                transport, experimental_api=True, max_line_bytes=line_bytes
+            )
         async with task_group() as tasks, connection as server:
             engine = cls(settings, server, tasks, cwd, launch, store)
             engine._attach(server)

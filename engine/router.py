@@ -41,6 +41,7 @@ from engine.interactions import (
     reply_for,
 )
 from engine.journal import Journal
+from engine.oversized import thread_of, turn_end
 from engine.rpc import BadLine, RequestId
 
 DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
@@ -171,6 +172,11 @@ class Router:
             return
         if isinstance(notification, BadLine):
             self._unknown(None, "(unreadable line)", notification.excerpt, notification.reason)
+            if notification.limit is not None:
+                self._too_long(notification)
+                ended = turn_end(notification)
+                if ended is not None:
+                    self.handle(ended)
             return
         if isinstance(notification, wire.UnknownNotification):
             params = notification.params
@@ -479,6 +485,15 @@ class Router:
         self._emitter.emit(
             Notice(**self._emitter.stamp(conversation_id), level=level, text=text), turn
         )
+
+    def _too_long(self, line: BadLine) -> None:
+        """Say that a line over the limit was skipped, in its thread's conversation."""
+        text = (
+            f"codex sent a message of {line.size:,} bytes, over the limit of {line.limit:,} "
+            "([limits] line_bytes); it was skipped, so what it carried (part of an answer, "
+            "say) is missing here."
+        )
+        self._notice(self._conversations.owner(thread_of(line)), "warning", text)
 
     def _unknown(
         self, conversation: Conversation | None, method: str, params: Any, problem: str | None

@@ -32,6 +32,8 @@ from engine.fanout import Fanout, Subscription
 RequestId = int | str
 
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+HEAD_BYTES = 1024
+"""How much of a line over the limit is kept (as its excerpt) to say what it was."""
 """Longest line accepted; codex can put a command's whole output in one item."""
 
 READ_CHUNK_BYTES = 256 * 1024
@@ -66,6 +68,10 @@ class BadLine:
     reason: str
     excerpt: str
     size: int
+    limit: int | None = None
+    """The line limit, when the line was skipped for being longer."""
+    tail: str = ""
+    """The end of a line skipped for being longer (the excerpt is its start)."""
 
 
 Incoming = Notification | ServerRequest | BadLine
@@ -190,12 +196,13 @@ class RpcConnection:
     async def _read_lines(self) -> None:
         buffer = bytearray()
         skipping = 0
+        head = tail = b""
         while True:
             try:
                 chunk = await self._receive.receive(READ_CHUNK_BYTES)
             except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 if skipping:
-                    self._report_oversized(skipping)
+                    self._report_oversized(skipping, head, tail)
                 elif buffer:
                     self._dispatch(bytes(buffer))
                 return
@@ -205,7 +212,8 @@ class RpcConnection:
                 if end < 0:
                     break
                 if skipping:
-                    self._report_oversized(skipping + end - start)
+                    tail = (tail + chunk[max(start, end - HEAD_BYTES) : end])[-HEAD_BYTES:]
+                    self._report_oversized(skipping + end - start, head, tail)
                     skipping = 0
                 elif buffer:
                     buffer += chunk[start:end]
@@ -217,21 +225,30 @@ class RpcConnection:
             rest = len(chunk) - start
             if skipping:
                 skipping += rest
+                tail = (tail + chunk[max(start, len(chunk) - HEAD_BYTES) :])[-HEAD_BYTES:]
             elif len(buffer) + rest > self._max_line_bytes:
                 skipping = len(buffer) + rest
+                head = (bytes(buffer[:HEAD_BYTES]) + chunk[start : start + HEAD_BYTES])[:HEAD_BYTES]
+                tail = (bytes(buffer[-HEAD_BYTES:]) + chunk[start:])[-HEAD_BYTES:]
                 buffer.clear()
             else:
                 buffer += chunk[start:]
             self._incoming.flush()
 
-    def _report_oversized(self, size: int) -> None:
+    def _report_oversized(self, size: int, head: bytes, tail: bytes) -> None:
         self._publish(
-            BadLine(f"line of {size} bytes is over the {self._max_line_bytes}-byte limit", "", size)
+            BadLine(
+                f"line of {size} bytes is over the {self._max_line_bytes}-byte limit",
+                head[:HEAD_BYTES].decode("utf-8", "replace"),
+                size,
+                self._max_line_bytes,
+                tail[-HEAD_BYTES:].decode("utf-8", "replace"),
+            )
         )
 
     def _dispatch(self, line: bytes) -> None:
         if len(line) > self._max_line_bytes:
-            self._report_oversized(len(line))
+            self._report_oversized(len(line), line[:HEAD_BYTES], line[-HEAD_BYTES:])
             return
         try:
             message = _decode(line.decode())

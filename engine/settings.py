@@ -87,6 +87,9 @@ class LimitsSettings:
     """Images that may be attached to one message."""
     command_output_bytes: int = _at_least(1024, 64 * 1024 * 1024)
     """A command's output kept in its file (the screen keeps only the latest 256 KB)."""
+    line_bytes: int = _at_least(1024 * 1024, 64 * 1024 * 1024)
+    """The longest message from codex that is read; a longer one is skipped, with a notice
+    (codex-deck holds no more than this of it meanwhile)."""
 
 
 @dataclass(frozen=True)

@@ -94,10 +94,11 @@ def asked_in(log: Path) -> Counter[str]:
 
 def lost_and_reruns(asked: Counter[str], sent: Iterable[str]) -> tuple[int, int]:
     """Of the messages `sent` (each meant to be answered once): how many never reached the
-    model, and how many times the model was asked something beyond those single answers."""
+    model, and how many more times than that they were sent to it. (Requests codex makes of
+    its own, such as compacting a full context, are neither.)"""
     wanted = Counter(sent)
     lost = sum(1 for text in wanted if asked[text] < wanted[text])
-    reruns = sum(max(asked[text] - wanted[text], 0) for text in asked)
+    reruns = sum(max(asked[text] - wanted[text], 0) for text in wanted)
     return lost, reruns
 
 
