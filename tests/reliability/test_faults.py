@@ -25,6 +25,12 @@ from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 pytestmark = pytest.mark.anyio
 
 IDLE_TIMEOUT_MS = 800
+STALLING = Settings(
+    codex=CodexSettings(
+        config=[f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"]
+    )
+)
+"""Settings under which codex gives up on a model stream that stalls for 800 ms."""
 STOPPED_SECONDS = 1.0
 """How long codex stays stopped: long enough that a reply could have come many times over."""
 
@@ -127,9 +133,7 @@ async def test_a_side_chat_killed_mid_answer_is_closed_with_a_reason_and_the_par
 async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
-    idle = f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"
-    base = Settings(codex=CodexSettings(config=[idle]))
-    async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
+    async with open_engine(scripted_model, codex_home, workspace, STALLING) as (engine, log):
         conversation = await engine.new_conversation()
         await engine.submit(conversation.id, "take your time")
         await scripted_model.wait_until_holding()
@@ -156,9 +160,7 @@ async def test_a_model_that_stalls_past_the_idle_timeout_fails_the_turn_once(
 async def test_an_approval_left_waiting_past_codex_timeouts_still_waits_for_the_user(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tally: Ledger
 ) -> None:
-    idle = f"model_providers.{OFFLINE_PROVIDER}.stream_idle_timeout_ms={IDLE_TIMEOUT_MS}"
-    base = Settings(codex=CodexSettings(config=[idle]))
-    async with open_engine(scripted_model, codex_home, workspace, base) as (engine, log):
+    async with open_engine(scripted_model, codex_home, workspace, STALLING) as (engine, log):
         waiting = await engine.new_conversation()
         await engine.submit(waiting.id, "approval")
         asked = (await log.wait_for(InteractionRequested)).interaction

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -55,19 +56,9 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
     ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
         offline = offline_settings(settings or Settings(), scripted_model, codex_home)
 
-        @asynccontextmanager
-        async def open_engine() -> AsyncIterator[Backend]:
-            kept = Store.open(store) if store is not None else None
-            try:
-                async with Engine.open(offline, cwd=workspace, store=kept) as engine:
-                    yield engine
-            finally:
-                if kept is not None:
-                    kept.close()
-
         app = CodexDeckApp(
             offline,
-            open_engine,
+            partial(engine_on, offline, workspace, store),
             welcome="welcome",
             demo_tour="tour",
             conversation=conversation,
@@ -79,6 +70,20 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
             await app.shut_down()
 
     return open_deck
+
+
+@asynccontextmanager
+async def engine_on(
+    settings: Settings, workspace: Path, store: Path | None = None
+) -> AsyncIterator[Backend]:
+    """The engine on `settings`, keeping its conversations in `store` if given."""
+    kept = Store.open(store) if store is not None else None
+    try:
+        async with Engine.open(settings, cwd=workspace, store=kept) as engine:
+            yield engine
+    finally:
+        if kept is not None:
+            kept.close()
 
 
 def ready(main: MainScreen) -> bool:

@@ -23,9 +23,8 @@ from engine.offline import offline_settings
 from engine.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
-from engine.store import Store
 from tests.reliability.report import Ledger, asked_of
-from tests.tui.conftest import ready, until
+from tests.tui.conftest import engine_on, ready, until
 from tui.app import CodexDeckApp, SignIn
 from tui.backend import Backend
 from tui.screens.sign_in import SignInScreen
@@ -59,15 +58,7 @@ async def signed_out_app(
         async with Engine.open(demo, cwd=workspace) as engine:
             yield engine
 
-    @asynccontextmanager
-    async def open_live() -> AsyncIterator[Backend]:
-        kept = Store.open(store) if store is not None else None
-        try:
-            async with Engine.open(own, cwd=workspace, store=kept) as engine:
-                yield engine
-        finally:
-            if kept is not None:
-                kept.close()
+    open_live = partial(engine_on, own, workspace, store)
 
     sign_in = SignIn(partial(Engine.open, own, cwd=workspace), open_live, offer_at_start=True)
     app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in)
