@@ -15,7 +15,7 @@ from engine.errors import ConnectionClosed, RpcError
 from engine.history import describe_thread
 from engine.models import describe_model
 from engine.notices import Notices
-from engine.recovery import secret_lost
+from engine.recovery import secret_not_kept
 from engine.results import CommandResult
 from engine.router import Router
 from engine.settings import Settings
@@ -220,7 +220,9 @@ class CommandLine:
             return self._notices.failed(conversation.id, "No message has an unknown outcome here.")
         unknown = conversation.unsettled[-1]
         if unknown.secret_lost:
-            return self._notices.failed(conversation.id, secret_lost(unknown.text, "sent again"))
+            return self._notices.failed(
+                conversation.id, secret_not_kept(unknown.text, "sent again")
+            )
         if conversation.state == "result_unknown":
             conversation.state = "idle"
         for path in unknown.images:

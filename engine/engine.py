@@ -77,6 +77,13 @@ Attach = Callable[[], Awaitable[Transport]]
 Reopen = Callable[[], AbstractAsyncContextManager[AppServer]]
 
 
+def known_secrets(settings: Settings) -> list[str]:
+    """The API keys in the environment: codex's own, and each provider's `env_key`."""
+    names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
+    names |= {p.env_key for p in settings.providers.values() if p.env_key}
+    return [os.environ[name] for name in names if os.environ.get(name)]
+
+
 def too_long(what: str, size: int) -> str:
     limit = MAX_INPUT_BYTES
     return (
@@ -111,7 +118,7 @@ class Engine:
         self._tasks = tasks
         self._cwd = cwd
         self._journal = Journal(
-            store, settings.limits.trace_events_per_turn, Redactor(self._secrets())
+            store, settings.limits.trace_events_per_turn, Redactor(known_secrets(settings))
         )
         self._outputs = CommandOutputs(settings.limits.command_output_bytes)
         self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
@@ -775,7 +782,7 @@ class Engine:
     async def export_trace(self, conversation_id: str, path: Path) -> int:
         """Write the conversation's trace as JSONL with known secrets redacted; returns lines."""
         events = self._emitter.trace(self._conversations.get(conversation_id).id).all_events()
-        text = jsonl(events, Redactor(self._secrets()))
+        text = jsonl(events, Redactor(known_secrets(self._settings)))
         await anyio.Path(path).write_text(text, encoding="utf-8")
         return len(events)
 
@@ -783,19 +790,14 @@ class Engine:
         """Write the conversation as Markdown with known secrets redacted; returns its size."""
         conversation = self._conversations.get(conversation_id)
         events = self._emitter.trace(conversation.id).all_events()
-        text = markdown(conversation.title, events, Redactor(self._secrets()))
+        text = markdown(conversation.title, events, Redactor(known_secrets(self._settings)))
         await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
         await anyio.Path(path).write_text(text, encoding="utf-8")
         return len(text)
 
     def redact(self, text: str) -> str:
         """`text` with known secrets (and anything shaped like an API key) replaced."""
-        return Redactor(self._secrets())(text)
-
-    def _secrets(self) -> list[str]:
-        names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
-        names |= {p.env_key for p in self._settings.providers.values() if p.env_key}
-        return [os.environ[name] for name in names if os.environ.get(name)]
+        return Redactor(known_secrets(self._settings))(text)
 
     def _info(self, conversation: Conversation) -> ConversationInfo:
         return conversation.info(len(self._interactions.pending(conversation.id)))

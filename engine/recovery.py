@@ -83,7 +83,7 @@ def restored_conversation(stored: StoredConversation) -> Conversation:
     )
 
 
-def secret_lost(text: str, what: str) -> str:
+def secret_not_kept(text: str, what: str) -> str:
     """Why a message read back from the store cannot be `what` (sent again, say)."""
     return (
         f"{quoted(text)} held a secret, which codex-deck does not keep, so it cannot be {what} "

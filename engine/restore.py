@@ -24,7 +24,7 @@ from engine.history import last_turns
 from engine.journal import Journal
 from engine.launch import thread_defaults
 from engine.recording import RecordingError, event_from_json
-from engine.recovery import restored_conversation, restored_submission, secret_lost, settle
+from engine.recovery import restored_conversation, restored_submission, secret_not_kept, settle
 from engine.router import Router
 from engine.settings import Settings
 from engine.store import Store, StoredConversation, StoredSubmission
@@ -100,7 +100,9 @@ class Restorer:
                 submission = restored_submission(kept)
                 if kept.state == "queued" and kept.secret:
                     self._journal.forget([submission])
-                    self._notice(conversation, "warning", secret_lost(kept.text, "queued again"))
+                    self._notice(
+                        conversation, "warning", secret_not_kept(kept.text, "queued again")
+                    )
                 elif kept.state == "queued":
                     conversation.queue.append(submission)
                     conversation.queue_held = True

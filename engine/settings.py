@@ -250,8 +250,10 @@ def _from_environment() -> dict[str, Any]:
     sensitive); a value written as a JSON list or table is read as one."""
     found: dict[str, Any] = {}
     for name, raw in os.environ.items():
-        path = name.upper().removeprefix(ENV_PREFIX).lower().split("__")
-        if not name.upper().startswith(ENV_PREFIX) or path[0] not in SECTIONS:
+        if not name.upper().startswith(ENV_PREFIX):
+            continue
+        path = name[len(ENV_PREFIX) :].lower().split("__")
+        if path[0] not in SECTIONS:
             continue
         node = found
         for part in path[:-1]:
@@ -261,6 +263,11 @@ def _from_environment() -> dict[str, Any]:
         else:
             node[path[-1]] = _env_value(raw)
     return found
+
+
+def env_name(location: list[str]) -> str:
+    """The environment variable that sets the setting at `location` (["codex", "model"])."""
+    return ENV_PREFIX + "__".join(location).upper()
 
 
 def _env_value(raw: str) -> Any:
@@ -303,10 +310,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _explain(invalid: _Invalid, path: Path, data: dict[str, Any]) -> str:
     location = invalid.location
     key = ".".join(location)
-    if _present(data, location):
-        where = str(path)
-    else:
-        where = f"{path} or ${ENV_PREFIX}" + "__".join(location).upper()
+    where = str(path) if _present(data, location) else f"{path} or ${env_name(location)}"
     value = invalid.value
     got = f" (got {value!r})" if value is not None and not isinstance(value, dict) else ""
     return f"{where}: {key}: {invalid.problem}{got}"
@@ -362,7 +366,7 @@ def settings_report(settings: Settings) -> list[tuple[str, str, str]]:
     plain = json.loads(json.dumps(dataclasses.asdict(settings), default=str))
     for key, value in _flatten(plain):
         parts = key.split(".")
-        variable = "CODEX_DECK_" + "__".join(parts).upper()
+        variable = env_name(parts)
         if variable in os.environ:
             source = f"env ${variable}"
         elif _present(data, parts):
