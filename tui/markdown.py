@@ -4,10 +4,14 @@ only the unfinished tail of a streaming answer is drawn again as it grows."""
 from __future__ import annotations
 
 import bisect
+import copy
 import re
+from functools import cache
 
+from markdown_it import MarkdownIt
 from rich.markdown import Markdown
-from textual.geometry import Size
+from rich.style import Style
+from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -38,17 +42,36 @@ def chunk_ends(text: str, start: int, size: int = CHUNK_CHARS) -> list[int]:
     return ends
 
 
+@cache
+def _parser() -> MarkdownIt:
+    """The parser Rich's Markdown uses. Rich makes a new one for each document, which takes
+    longer than parsing a short one, so one is kept."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
+@cache
+def _blank(dark: bool) -> Markdown:
+    """An empty document with the code theme for a dark or light background."""
+    return Markdown("", code_theme="monokai" if dark else "friendly")
+
+
 def markdown(text: str, dark: bool) -> Markdown:
     """`text` as Rich Markdown, its control characters shown, not sent to the terminal."""
     shown = inert(text.replace("\r\n", "\n"))
-    return Markdown(shown, code_theme="monokai" if dark else "friendly")
+    document = copy.copy(_blank(dark))
+    document.markup = shown
+    document.parsed = _parser().parse(shown)
+    return document
 
 
 class MarkdownChunk(Widget):
-    """Pieces of Markdown drawn one under the other, each laid out once for each width it is
-    shown at: the frozen part of an answer grows by whole pieces (`append`), the live tail is
-    one piece replaced as it grows (`show`). One widget, however many pieces, keeps the
-    screen's layout as cheap for a long answer as for a short one."""
+    """Markdown drawn as finished pieces one under the other and a live tail under them.
+
+    The finished part of an answer grows by whole pieces (`append`), each laid out once for
+    each width it is shown at; the tail is replaced as it grows (`show`) and only
+    it is drawn again. One widget, however long the answer, keeps the screen's layout as cheap
+    for a long answer as for a short one.
+    """
 
     DEFAULT_CSS = """
     MarkdownChunk { height: auto; padding: 0 1; }
@@ -56,49 +79,82 @@ class MarkdownChunk(Widget):
 
     def __init__(self, text: str = "", *, classes: str = "") -> None:
         super().__init__(classes=classes)
-        self._pieces: list[str] = [text] if text else []
-        self._lines: list[Strip] = []
+        self._pieces: list[str] = []
+        self._piece_lines: list[Strip] = []
         self._drawn = 0
-        """How many of the pieces `_lines` holds."""
+        """How many of the pieces `_piece_lines` holds."""
+        self._tail = text
+        self._tail_lines: list[Strip] | None = None
+        self._lines: list[Strip] | None = None
+        """The pieces' lines and then the tail's, as drawn for `_laid_out_for`."""
         self._laid_out_for: tuple[int, bool] | None = None
+        self._style = Style()
+        self._selection: Selection | None = None
 
     @property
     def text(self) -> str:
+        return "".join(self._pieces) + self._tail
+
+    @property
+    def finished_text(self) -> str:
+        """The text of the finished pieces (without the tail)."""
         return "".join(self._pieces)
 
     def show(self, text: str) -> None:
-        """Replace the text (the live tail of a streaming answer)."""
-        self._pieces = [text] if text else []
-        self._laid_out_for = None
+        """Replace the live tail."""
+        self._tail = text
+        self._tail_lines = self._lines = None
         self.refresh(layout=True)
 
     def append(self, text: str) -> None:
         """Add a finished piece under the others (only it is laid out anew)."""
         self._pieces.append(text)
+        self._lines = None
+        self.refresh(layout=True)
+
+    def clear(self) -> None:
+        """Drop every piece and the tail."""
+        self._pieces = []
+        self._tail = ""
+        self._laid_out_for = None
         self.refresh(layout=True)
 
     def _lay_out(self, width: int) -> list[Strip]:
         dark = self.app.current_theme.dark
         if self._laid_out_for != (width, dark):
             self._laid_out_for = (width, dark)
-            self._lines, self._drawn = [], 0
-        if self._drawn < len(self._pieces):
-            console = self.app.console
-            options = console.options.update_width(max(width, 1))
-            for piece in self._pieces[self._drawn :]:
-                rendered = console.render_lines(markdown(piece, dark), options, pad=False)
-                self._lines += [Strip(line) for line in rendered]
-            self._drawn = len(self._pieces)
+            self._piece_lines, self._drawn = [], 0
+            self._tail_lines = self._lines = None
+        if self._lines is not None:
+            return self._lines
+        for piece in self._pieces[self._drawn :]:
+            self._piece_lines += self._draw(piece, width, dark)
+        self._drawn = len(self._pieces)
+        if self._tail_lines is None:
+            self._tail_lines = self._draw(self._tail, width, dark) if self._tail else []
+        self._lines = self._piece_lines + self._tail_lines
         return self._lines
+
+    def _draw(self, text: str, width: int, dark: bool) -> list[Strip]:
+        console = self.app.console
+        options = console.options.update_width(max(width, 1))
+        rendered = console.render_lines(markdown(text, dark), options, pad=False)
+        return [Strip(line) for line in rendered]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lay_out(width))
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's style and selection, worked out once for all the lines drawn now.
+        self._style = self.rich_style
+        self._selection = self.text_selection
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         lines = self._lay_out(width)
         line = lines[y] if y < len(lines) else Strip.blank(width)
-        selection = self.text_selection
+        selection = self._selection
         span = selection.get_span(y) if selection is not None else None
         if span is not None:
             start, end = span
@@ -107,11 +163,11 @@ class MarkdownChunk(Widget):
             line = Strip.join(
                 [line.crop(0, start), line.crop(start, end).apply_style(style), line.crop(end)]
             )
-        return line.apply_style(self.rich_style)
+        return line.apply_style(self._style)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text, so a mouse selection can be copied (OSC 52 over ssh too)."""
-        text = "\n".join(line.text.rstrip() for line in self._lines)
+        text = "\n".join(line.text.rstrip() for line in self._lines or [])
         return selection.extract(text), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.entries import AgentEntry, UserEntry
@@ -37,16 +35,16 @@ class UserMessage(Static):
         return self.entry.text
 
 
-class AgentMessage(Streamed, Vertical):
+class AgentMessage(Streamed, MarkdownChunk):
     """The agent's answer as Markdown, drawn while it streams.
 
     Streamed text is taken at most once per frame (`flush`). Finished blocks are frozen into
-    chunks drawn once; only the unfinished tail is drawn again, so a long answer costs no
+    pieces drawn once; only the unfinished tail is drawn again, so a long answer costs no
     more per frame than a short one.
     """
 
     DEFAULT_CSS = """
-    AgentMessage { height: auto; margin: 1 0 0 0; }
+    AgentMessage { margin: 1 0 0 0; }
     """
 
     def __init__(self, entry: AgentEntry) -> None:
@@ -54,33 +52,26 @@ class AgentMessage(Streamed, Vertical):
         self.entry = entry
         self._frozen = 0
         """How much of the text is in the frozen pieces."""
-        self._done = MarkdownChunk(classes="frozen")
-        self._tail = MarkdownChunk(classes="tail")
-
-    def compose(self) -> ComposeResult:
         self._freeze()
-        self._tail.show(self.entry.text[self._frozen :])
-        yield self._done
-        yield self._tail
 
     @property
     def text(self) -> str:
         return self.entry.text
 
     def _freeze(self) -> None:
-        """Move the finished blocks of the text into the frozen pieces."""
+        """Move the finished blocks of the text into the frozen pieces; the rest is the tail."""
         text = self.entry.text
         for end in chunk_ends(text, self._frozen):
-            self._done.append(text[self._frozen : end])
+            self.append(text[self._frozen : end])
             self._frozen = end
+        self.show(text[self._frozen :])
 
     async def redraw(self) -> None:
         self._freeze()
-        self._tail.show(self.entry.text[self._frozen :])
 
     async def finish(self) -> None:
         """The message is complete (codex's final text wins over what was streamed)."""
-        if not self.entry.text.startswith(self._done.text):
+        if not self.entry.text.startswith(self.finished_text):
             self._frozen = 0
-            self._done.show("")
+            self.clear()
         await super().finish()

@@ -84,7 +84,9 @@ class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
     DEFAULT_CSS = """
-    Transcript { padding: 0 1 1 1; }
+    /* The scrollbar's room is kept from the start, so the first answer that overflows the
+       screen does not narrow every message and make it laid out again. */
+    Transcript { padding: 0 1 1 1; scrollbar-gutter: stable; }
     Transcript > .welcome { color: $text-muted; margin: 1 0 0 0; padding: 0 1; }
     Transcript > .earlier { color: $text-muted; text-align: center; display: none; }
     Transcript > .earlier.-shown { display: block; }
