@@ -16,7 +16,7 @@ import os
 import types
 import typing
 from collections.abc import Callable, Iterable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -161,37 +161,46 @@ def event_from_json(data: Any) -> events.EngineEvent:
     return event
 
 
+Convert = Callable[[Any], Any]
+"""Turns a JSON value into the value of one field."""
+
+
 @cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, vars(events))
+def _fields(cls: type) -> tuple[tuple[str, Convert], ...]:
+    """Each field of the dataclass `cls` with how its JSON value is read, worked out once per
+    class (a store's trace holds thousands of events to read back at start)."""
+    hints = typing.get_type_hints(cls, vars(events))
+    return tuple((field.name, _converter(hints[field.name])) for field in dataclasses.fields(cls))
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
-    hints = _hints(cls)
-    values = {}
-    for field in dataclasses.fields(cls):
-        if field.name in data:
-            values[field.name] = _value(hints[field.name], data[field.name])
-    return cls(**values)
+    return cls(**{name: convert(data[name]) for name, convert in _fields(cls) if name in data})
 
 
-def _value(annotation: Any, raw: Any) -> Any:
-    origin = typing.get_origin(annotation)
+def _converter(annotation: Any) -> Convert:
+    """How a JSON value is read for a field of type `annotation` (None stays None)."""
     arguments = typing.get_args(annotation)
-    if raw is None:
-        return None
-    if origin in (typing.Union, types.UnionType):
-        if any(_is_item(arg) for arg in arguments):
-            return parse_item(raw)
+    inner: Convert | None = None
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
         options = [arg for arg in arguments if arg is not type(None)]
-        return _value(options[0], raw) if len(options) == 1 else raw
-    if origin is tuple:
-        inner = arguments[0]
-        return tuple(_value(inner, item) for item in raw)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation.model_validate(raw)
-    if isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
-        return _build(annotation, raw)
+        if any(_is_item(arg) for arg in arguments):
+            inner = parse_item
+        elif len(options) == 1:
+            inner = _converter(options[0])
+    elif typing.get_origin(annotation) is tuple:
+        element = _converter(arguments[0])
+        inner = lambda raw: tuple(map(element, raw))  # noqa: E731
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        inner = annotation.model_validate
+    elif isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
+        inner = partial(_build, annotation)
+    if inner is None:
+        return _same
+    convert = inner
+    return lambda raw: None if raw is None else convert(raw)
+
+
+def _same(raw: Any) -> Any:
     return raw
 
 
