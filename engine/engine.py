@@ -37,7 +37,7 @@ from engine.events import (
 )
 from engine.export import markdown
 from engine.fanout import Subscription
-from engine.history import HISTORY_TURNS, history_events, last_turns
+from engine.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.images import ImageRefused, check_image, user_input
 from engine.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.journal import Journal
@@ -140,6 +140,8 @@ class Engine:
         """Set when the app-server goes away unexpectedly."""
         self.status: Literal["online", "stopping", "failed"] = "online"
         """failed: codex went away (it is being restarted, or could not be)."""
+        self._prefetched = Prefetched()
+        """The history of conversations brought back at start, asked of codex early."""
         self._restorer = Restorer(
             settings,
             self._conversations,
@@ -208,7 +210,10 @@ class Engine:
             if store is not None:
                 store.on_problem = engine._restorer.store_problem
                 tasks.start_soon(store.run)
-                await engine._restorer.restore()
+                # Nothing runs in a codex just started, so the history of the conversations it
+                # resumes can be asked for at once, beside the resuming.
+                prefetch = engine._prefetched if launch is not None else None
+                await engine._restorer.restore(tasks, prefetch)
             if reopen is not None:
                 what = "restarting codex" if attach is None else "reconnecting to codex"
                 tasks.start_soon(engine._keep_alive, reopen, what)
@@ -688,7 +693,9 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if conversation.thread_id is None:
             return []
-        listed, more = await last_turns(self._server, conversation.thread_id, turns)
+        thread_id = conversation.thread_id
+        fetched = await self._prefetched.take(conversation.id, thread_id, turns)
+        listed, more = fetched or await last_turns(self._server, thread_id, turns)
         return history_events(conversation.id, listed, more, self._emitter.stamp)
 
     async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import anyio
+from anyio.abc import TaskGroup
 
 from engine import protocol as wire
 from engine.appserver import AppServer
@@ -39,6 +43,52 @@ async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[lis
     except (RpcError, ConnectionClosed):
         return [], False
     return read.thread.turns[-limit:], len(read.thread.turns) > limit
+
+
+@dataclass
+class _Page:
+    thread_id: str
+    limit: int
+    done: anyio.Event = field(default_factory=anyio.Event)
+    turns: tuple[list[Turn], bool] = ([], False)
+    error: Exception | None = None
+
+
+class Prefetched:
+    """The last turns of threads asked of codex ahead of time (while other threads are still
+    being resumed at start), each handed over once, to the first who asks for them."""
+
+    def __init__(self) -> None:
+        self._pages: dict[str, _Page] = {}
+
+    def start(
+        self, tasks: TaskGroup, server: AppServer, conversation_id: str, thread_id: str
+    ) -> None:
+        """Ask for the thread's last HISTORY_TURNS turns now."""
+        page = self._pages[conversation_id] = _Page(thread_id, HISTORY_TURNS)
+
+        async def fetch() -> None:
+            try:
+                page.turns = await last_turns(server, thread_id, page.limit)
+            except Exception as error:  # handed to whoever asks, as if they had asked
+                page.error = error
+            finally:
+                page.done.set()
+
+        tasks.start_soon(fetch)
+
+    async def take(
+        self, conversation_id: str, thread_id: str, limit: int
+    ) -> tuple[list[Turn], bool] | None:
+        """The turns fetched ahead for this thread and limit, once; None if there are none."""
+        page = self._pages.get(conversation_id)
+        if page is None or (page.thread_id, page.limit) != (thread_id, limit):
+            return None
+        del self._pages[conversation_id]
+        await page.done.wait()
+        if page.error is not None:
+            raise page.error
+        return page.turns
 
 
 def history_events(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+from anyio.abc import TaskGroup
 
 from engine import protocol as wire
 from engine.appserver import AppServer
@@ -20,7 +21,7 @@ from engine.conversation import Conversation, Conversations
 from engine.emitter import Emitter
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, EngineEvent, NoticeLevel
-from engine.history import last_turns
+from engine.history import Prefetched, last_turns
 from engine.journal import Journal
 from engine.launch import thread_defaults
 from engine.recording import RecordingError, event_from_json
@@ -31,6 +32,8 @@ from engine.store import Store, StoredConversation, StoredSubmission
 
 SETTLE_TURNS = 20
 """How many of a thread's last turns are searched for a message that was in flight."""
+RESUMED_AT_ONCE = 8
+"""Threads codex is asked to resume at the same time."""
 Say = Callable[[Conversation | None, NoticeLevel, str], None]
 
 
@@ -67,9 +70,12 @@ class Restorer:
             "happens from now on is not saved until the disk takes writes again.",
         )
 
-    async def restore(self) -> None:
+    async def restore(self, tasks: TaskGroup, prefetch: Prefetched | None = None) -> None:
         """Bring back the store's conversations: resume their threads, keep their queues
-        (held until the user says so), and settle every message that was in flight."""
+        (held until the user says so), and settle every message that was in flight.
+
+        With `prefetch`, each thread's last turns are asked for at once, beside the resuming.
+        """
         store = self._journal.store
         assert store is not None
         loaded = await anyio.to_thread.run_sync(store.load)
@@ -109,6 +115,8 @@ class Restorer:
                 else:
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
+            if prefetch is not None and conversation.thread_id is not None:
+                prefetch.start(tasks, self._server(), conversation.id, conversation.thread_id)
         await self.resume_all()
 
     async def _add(self, stored: StoredConversation) -> Conversation:
@@ -139,11 +147,18 @@ class Restorer:
 
     async def resume_all(self) -> None:
         """Resume every conversation's thread in this app-server, then settle what was in
-        flight and say what waits in the queue."""
-        for conversation in self._conversations.all():
-            if conversation.archived:
-                continue
-            await self.resume(conversation)
+        flight and say what waits in the queue. The threads are resumed a few at a time."""
+        live = [c for c in self._conversations.all() if not c.archived]
+        limiter = anyio.CapacityLimiter(RESUMED_AT_ONCE)
+
+        async def resume(conversation: Conversation) -> None:
+            async with limiter:
+                await self.resume(conversation)
+
+        async with anyio.create_task_group() as resuming:
+            for conversation in live:
+                resuming.start_soon(resume, conversation)
+        for conversation in live:
             await self._settle(conversation)
             if conversation.queue and conversation.queue_held:
                 self._notice(
