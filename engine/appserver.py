@@ -88,6 +88,20 @@ class Transport(Protocol):
         """End the connection."""
 
 
+NOT_HELD = (
+    "account/",
+    "config/read",
+    "model/list",
+    "thread/list",
+    "thread/read",
+    "thread/resume",
+    "thread/start",
+    "thread/turns/list",
+    "thread/unarchive",
+)
+"""Requests that need no thread resumed first (method names, or their beginnings)."""
+
+
 class AppServer:
     """An initialized app-server connection.
 
@@ -101,7 +115,14 @@ class AppServer:
         self.transport = transport
         self.info = info
         """What the server said about itself in the handshake (user agent, CODEX_HOME …)."""
+        self._held: anyio.Event | None = None
         self.handle_requests(_decline)
+
+    def hold(self, until: anyio.Event) -> None:
+        """Keep requests that act on a loaded thread (a turn, a fork, an archive …) waiting
+        until `until` is set: the threads they act on are still being resumed. Reading and
+        listing, resuming, starting a thread and the account go at once."""
+        self._held = until
 
     async def call(self, method: str, params: WireModel, result_type: type[ResultT]) -> ResultT:
         """Send a request and read its result into `result_type`.
@@ -111,6 +132,8 @@ class AppServer:
             ConnectionClosed: the connection ended first.
             CodexDeckError: the result did not have the expected shape.
         """
+        if self._held is not None and not method.startswith(NOT_HELD):
+            await self._held.wait()
         raw = await self.rpc.request(method, params.to_wire())
         try:
             return result_type.model_validate(raw if raw is not None else {})

@@ -178,10 +178,11 @@ class Engine:
         running one, again whenever the connection drops) and yield the engine.
 
         With a `store`, conversations are written to it and the ones it holds are brought
-        back first: their threads resumed, and each message that was in flight settled as
-        its thread shows. A started app-server that dies is restarted (with backoff).
-        On exit, pending interactions are declined, running turns are stopped and the
-        app-server is closed.
+        back first; their threads are resumed, and each message that was in flight settled
+        as its thread shows, beside the engine's use (`restored` waits for it; requests
+        that act on those threads wait for it by themselves). A started app-server that
+        dies is restarted (with backoff). On exit, pending interactions are declined,
+        running turns are stopped and the app-server is closed.
 
         Raises:
             CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
@@ -225,7 +226,15 @@ class Engine:
                     engine._outputs.close()
                     if store is not None:
                         await store.flush()
-            tasks.cancel_scope.cancel()
+                # Before the connection closes, also when leaving by cancellation: nothing
+                # still running may take codex's going away for a failure.
+                tasks.cancel_scope.cancel()
+
+    async def restored(self) -> None:
+        """Wait until the conversations brought back from the store are resumed in codex and
+        each message that was in flight is settled (at once without a store)."""
+        if self._journal.store is not None:
+            await self._restorer.resumed.wait()
 
     @property
     def app_server_pid(self) -> int | None:
@@ -325,6 +334,7 @@ class Engine:
         size = len(text.encode())
         if size > MAX_INPUT_BYTES:
             return self._notices.refused(conversation, too_long("message", size))
+        await self.restored()  # what was in flight before a restart is settled first
         for image in conversation.images:
             try:
                 await anyio.to_thread.run_sync(check_image, Path(image.path), self._image_limit)
@@ -518,7 +528,9 @@ class Engine:
         return CommandResult(True, f"Kept side chat {side.id} as {kept.title!r}.", kept.id)
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
-        """Run one line of input: a slash command, or text for the agent."""
+        """Run one line of input: a slash command, or text for the agent (once what was in
+        flight before a restart is settled: /resend and /continue depend on it)."""
+        await self.restored()
         return await self._command_line.execute(conversation_id, line)
 
     async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
@@ -1148,6 +1160,7 @@ class Engine:
         end, so the store knows they were interrupted)."""
         self._closing = True
         self.status = "stopping"
+        self._restorer.stop_resuming()
         for pending in self._interactions.pending():
             self._router.expire(pending, "codex-deck is closing", "codex-deck")
         await self._side_chats.close_all(None, "codex-deck is closing")

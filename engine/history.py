@@ -77,6 +77,11 @@ class Prefetched:
 
         tasks.start_soon(fetch)
 
+    async def fetched(self) -> None:
+        """Wait until every page asked for has come (or failed)."""
+        for page in list(self._pages.values()):
+            await page.done.wait()
+
     async def take(
         self, conversation_id: str, thread_id: str, limit: int
     ) -> tuple[list[Turn], bool] | None:

@@ -56,6 +56,9 @@ class Restorer:
         self._server = server
         """The app-server in use now (it changes when codex is restarted)."""
         self._notice = notice
+        self.resumed = anyio.Event()
+        """Set once the conversations brought back at start are resumed and settled."""
+        self._resuming = anyio.CancelScope()
 
     def store_problem(self, problem: str | None) -> None:
         if problem is None:
@@ -71,8 +74,11 @@ class Restorer:
         )
 
     async def restore(self, tasks: TaskGroup, prefetch: Prefetched | None = None) -> None:
-        """Bring back the store's conversations: resume their threads, keep their queues
-        (held until the user says so), and settle every message that was in flight.
+        """Bring back the store's conversations, and keep their queues (held until the user
+        says so). Their threads are resumed and every message that was in flight is settled
+        in `tasks`, after this returns (`resumed` is set then); until then, requests that
+        act on a thread wait. Codex takes long to resume a long thread, and the
+        conversations can be shown meanwhile.
 
         With `prefetch`, each thread's last turns are asked for at once, beside the resuming.
         """
@@ -86,6 +92,10 @@ class Restorer:
                 f"The store could not be read, so it was moved to {store.moved_aside} (kept, "
                 "not deleted) and a new one was started.",
             )
+        if prefetch is not None:
+            for stored in loaded.conversations:
+                if not stored.archived and stored.thread_id is not None:
+                    prefetch.start(tasks, self._server(), stored.id, stored.thread_id)
         waiting: dict[str, list[StoredSubmission]] = {}
         for stored_submission in loaded.submissions:
             waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)
@@ -115,9 +125,22 @@ class Restorer:
                 else:
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
-            if prefetch is not None and conversation.thread_id is not None:
-                prefetch.start(tasks, self._server(), conversation.id, conversation.thread_id)
-        await self.resume_all()
+        self._server().hold(self.resumed)
+        tasks.start_soon(self._resume_at_start, prefetch)
+
+    async def _resume_at_start(self, prefetch: Prefetched | None) -> None:
+        try:
+            with self._resuming:
+                if prefetch is not None:
+                    await prefetch.fetched()  # what is shown first, then what can wait
+                await self.resume_all()
+        finally:
+            self.resumed.set()
+
+    def stop_resuming(self) -> None:
+        """The engine is closing: leave the threads not resumed yet as they are, and what
+        was in flight unsettled (the next start settles it)."""
+        self._resuming.cancel()
 
     async def _add(self, stored: StoredConversation) -> Conversation:
         """A stored conversation back among the engine's, with its trace and thread."""
@@ -172,7 +195,8 @@ class Restorer:
 
     async def resume(self, conversation: Conversation) -> bool:
         """Load the conversation's thread into this codex (without its turns: they are paged
-        when needed); False, with a notice, if codex cannot."""
+        when needed); False if codex went away, or, with a notice, if codex refused (then the
+        next message starts a new thread)."""
         if conversation.thread_id is None:
             return False
         defaults = thread_defaults(self._settings, Path(conversation.cwd))
@@ -181,7 +205,9 @@ class Restorer:
         )
         try:
             opened = await self._server().thread_resume(params)
-        except (RpcError, ConnectionClosed) as error:
+        except ConnectionClosed:
+            return False  # codex went away: the thread is resumed once codex is back
+        except RpcError as error:
             lost = conversation.thread_id
             conversation.generation += 1
             conversation.thread_id = None

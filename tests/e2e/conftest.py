@@ -164,6 +164,7 @@ async def open_engine(
     settings = offline_settings(base or Settings(), model, home)
     engine_open = Engine.open(settings, cwd=workspace, store=store)
     async with engine_open as engine, recording(engine) as log:
+        await engine.restored()
         yield engine, log
 
 

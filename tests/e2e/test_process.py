@@ -14,7 +14,14 @@ from engine.binary import find_codex
 from engine.errors import ConnectionClosed
 from engine.launch import Launch
 from engine.process import AppServerProcess
-from engine.protocol import AgentMessageDelta, ThreadReadParams
+from engine.protocol import (
+    AgentMessageDelta,
+    TextInput,
+    ThreadListParams,
+    ThreadListResult,
+    ThreadReadParams,
+    TurnStartParams,
+)
 from engine.rpc import BadLine
 from tests.e2e.conftest import Codex
 
@@ -80,3 +87,24 @@ async def test_closing_ends_the_process(codex_home: Path, workspace: Path) -> No
         assert server.info.codex_home == str(codex_home)
         assert server.info.user_agent.startswith("codex_deck/")
     assert process.returncode is not None
+
+
+async def test_requests_that_act_on_a_thread_wait_while_it_is_held(codex: Codex) -> None:
+    thread_id = await codex.start_thread()
+    resumed = anyio.Event()
+    codex.server.hold(resumed)
+    turns: list[str] = []
+
+    async def start_turn() -> None:
+        params = TurnStartParams(thread_id=thread_id, input=[TextInput(text="count for me")])
+        turns.append((await codex.server.turn_start(params)).turn.id)
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(start_turn)
+        await codex.server.call("thread/list", ThreadListParams(limit=5), ThreadListResult)
+        read = await codex.server.thread_read(ThreadReadParams(thread_id=thread_id))
+        assert read.thread.id == thread_id
+        assert turns == [], "the turn waited while the reads went at once"
+        assert codex.model.responses_requests() == []
+        resumed.set()
+    assert len(turns) == 1

@@ -57,6 +57,7 @@ async def deck(
             Engine.open(settings, cwd=workspace, store=store) as engine,
             recording(engine) as log,
         ):
+            await engine.restored()
             yield engine, log, store
     finally:
         store.close()
@@ -452,3 +453,69 @@ async def test_a_thread_made_by_another_app_server_is_listed_and_opened(
         again = await engine.execute(mine.id, f"/open {thread_id[:13]}")
         assert not again.ok
         assert "no thread" in again.message
+
+
+async def test_a_conversation_brought_back_is_shown_and_sent_to_while_codex_resumes_it(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("Resumed")
+        await engine.submit(conversation.id, "count for me")
+        await log.turn_completed(conversation.id)
+        thread_id = engine.conversations()[0].thread_id
+
+    store = Store.open(store_path)
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    try:
+        async with Engine.open(settings, cwd=workspace, store=store) as engine:
+            # Neither waits for `restored`: the history comes as codex resumes the thread,
+            # and the message waits for the resume by itself.
+            history = await engine.history(conversation.id)
+            said = [
+                e.item.text
+                for e in history
+                if isinstance(e, ItemCompleted) and isinstance(e.item, UserMessageItem)
+            ]
+            assert said == ["count for me"]
+            async with recording(engine) as log:
+                outcome = await engine.submit(conversation.id, "show markdown")
+                assert outcome.accepted, outcome.message
+                assert (await log.turn_completed(conversation.id)).status == "completed"
+            [info] = engine.conversations()
+            assert info.thread_id == thread_id, "the same thread, resumed"
+    finally:
+        store.close()
+    assert asked(scripted_model, "count for me") == 1
+    assert asked(scripted_model, "show markdown") == 1
+
+
+async def test_codex_dying_while_it_resumes_a_thread_keeps_the_thread(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("Kept")
+        await engine.submit(conversation.id, "count for me")
+        await log.turn_completed(conversation.id)
+        thread_id = engine.conversations()[0].thread_id
+
+    store = Store.open(store_path)
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    try:
+        async with (
+            Engine.open(settings, cwd=workspace, store=store) as engine,
+            recording(engine) as log,
+        ):
+            pid = engine.app_server_pid
+            assert pid is not None
+            os.kill(pid, signal.SIGKILL)  # before the thread it resumes is back
+            await engine.restored()
+            await log.wait_for(EngineStatus, lambda e: e.status == "online")
+            [info] = engine.conversations()
+            assert (info.thread_id, info.generation) == (thread_id, 0), "the thread is kept"
+            assert not any("could not resume" in text for text in notices(engine, info.id))
+            await engine.submit(info.id, "show markdown")
+            assert (await log.turn_completed(info.id)).status == "completed"
+    finally:
+        store.close()
