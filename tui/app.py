@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import importlib
 import os
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.dom import DOMNode
@@ -28,6 +27,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from engine.errors import CodexDeckError
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
+from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
 from tui.screens.confirm import ConfirmScreen
@@ -57,13 +57,6 @@ class SignIn:
     open_account: OpenAccount
     open_live: OpenBackend
     offer_at_start: bool = False
-
-
-GC_THRESHOLDS = (20_000, 20, 10)
-"""Python's cyclic collector runs after 700 new objects by default, and its full passes over
-every object took up to 380 ms while an answer streamed (bench.tui_figures). Fewer passes keep
-the stream smooth (reference counting still frees almost everything at once); full passes
-still come, every few million objects, so cycles do not pile up over a long session."""
 
 
 TERMINAL_CHECK_SECONDS = 1.0
@@ -112,14 +105,21 @@ class CodexDeckApp(App[None]):
         self._bridge: Worker[None] | None = None
         self._main: MainScreen | None = None
         self._drop_controls = DropControls()
+        self._collector = Collector()
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps control characters in drawn text from
         the terminal."""
         return [*super().get_line_filters(), self._drop_controls]
 
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            self._collector.busy()
+        await super().on_event(event)
+
     def on_mount(self) -> None:
-        gc.set_threshold(*GC_THRESHOLDS)
+        self._collector.start()
+        self.set_interval(CHECK_SECONDS, self._collector.check)
         for theme in THEMES:
             self.register_theme(theme)
         known = {theme.name for theme in THEMES} | set(self.available_themes)
@@ -209,6 +209,7 @@ class CodexDeckApp(App[None]):
                         batch = await events.batches()
                     except StopAsyncIteration:
                         break
+                    self._collector.busy()
                     self.main.post_message(EngineBatch(batch))
         except CodexDeckError as error:
             (await self._main_shown()).backend_failed(str(error))
