@@ -22,11 +22,10 @@ import anyio
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
-from engine.store import default_path
 from engine.version import __version__
-from engine.websocket import connect, running_daemon
 
 if TYPE_CHECKING:
+    from engine.engine import Attach
     from tui.backend import Backend
     from tui.screens.sign_in import Account
 
@@ -174,9 +173,18 @@ def main(argv: list[str] | None = None) -> int:
 
     from tui.app import CodexDeckApp, SignIn
 
-    attach = partial(connect, args.connect, args.token_file) if args.connect else None
+    # The websocket client is imported only when it is used: the demo paints sooner.
+    attach: Attach | None = None
+    daemon = None
+    if args.connect:
+        from engine.websocket import connect
+
+        attach = partial(connect, args.connect, args.token_file)
+    elif not args.demo:
+        from engine.websocket import running_daemon
+
+        daemon = anyio.run(running_daemon, settings.codex.home)
     hints = []
-    daemon = None if args.connect or args.demo else anyio.run(running_daemon, settings.codex.home)
     if daemon is not None:
         hints.append(
             f"A codex app-server is already running at {daemon}: `codex-deck --connect "
@@ -281,6 +289,8 @@ def binary_version(path: Path) -> str:
 def print_config(settings: Settings, warnings: list[str]) -> None:
     path = config_path()
     print(f"# settings file: {path}{'' if path.exists() else ' (not there; defaults apply)'}")
+    from engine.store import default_path
+
     print(f"# store: {settings.store.path or default_path()}")
     rows = settings_report(settings)
     width = max(len(key) for key, _, _ in rows)
