@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.figures import figure, print_table, save
+from bench.figures import compile_sources, figure, print_table, save
 from bench.tui_figures import COMMAND, CSI
 from engine.binary import find_codex
 from engine.offline import OFFLINE_PROVIDER
@@ -158,6 +158,7 @@ def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -
 
 def main() -> None:
     deltas = answer_deltas()
+    compile_sources()
     model = subprocess.Popen(
         [sys.executable, "-m", "engine.scripted_model"], stdout=subprocess.PIPE, text=True
     )

@@ -29,7 +29,7 @@ import anyio
 from textual import events
 from textual.pilot import Pilot
 
-from bench.figures import figure, idle_conversation, print_table, save
+from bench.figures import compile_sources, figure, idle_conversation, print_table, save
 from engine.engine import Engine
 from engine.events import (
     ConversationUpdated,
@@ -298,6 +298,7 @@ def main() -> None:
         root = Path(scratch)
         (root / "home").mkdir()
         (root / "ws").mkdir()
+        compile_sources()
         starts = [start_times(root / "config.toml") for _ in range(START_RUNS)]
         figures["start → first paint (--demo)"] = figure([p * 1000 for p, _ in starts], "ms")
         figures["start → ready (--demo, engine up)"] = figure([r * 1000 for _, r in starts], "ms")
