@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 
 from bench.tui_figures import conversation_of
+from engine.events import EngineEvent, ItemDelta, Notice
 from engine.settings import Settings
 from tests.tui.conftest import until
 from tui.app import CodexDeckApp
 from tui.replay import replay_backend
-from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
+from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript, joined_deltas
 
 pytestmark = pytest.mark.anyio
 
@@ -54,3 +55,37 @@ async def test_only_the_latest_entries_get_widgets_and_the_rest_come_back() -> N
         assert not long.display
         texts = [str(message.render()) for message in other.query("UserMessage")]
         assert texts == ["› question 0", "› question 1"]
+
+
+def test_runs_of_deltas_to_one_part_are_joined_in_order() -> None:
+    def delta(seq: int, text: str, item: str = "a", index: int = 0) -> ItemDelta:
+        return ItemDelta(
+            seq=seq,
+            at=0.0,
+            conversation_id="c",
+            turn_id="t",
+            item_id=item,
+            kind="agent_message",
+            text=text,
+            index=index,
+        )
+
+    notice = Notice(seq=4, at=0.0, conversation_id="c", level="info", text="between")
+    events: list[EngineEvent] = [
+        delta(1, "Hel"),
+        delta(2, "lo"),
+        delta(3, "!", item="b"),
+        notice,
+        delta(5, "A", index=1),
+        delta(6, "B", index=1),
+        delta(7, "C", index=2),
+    ]
+    joined = joined_deltas(events)
+    said = [(e.seq, e.item_id, e.index, e.text) if isinstance(e, ItemDelta) else e for e in joined]
+    assert said == [
+        (2, "a", 0, "Hello"),
+        (3, "b", 0, "!"),
+        notice,
+        (6, "a", 1, "AB"),
+        (7, "a", 2, "C"),
+    ]

@@ -56,6 +56,16 @@ class Row:
     item_id: str | None = None
 
 
+def _continues(row: Row, event: EngineEvent) -> bool:
+    """The event is one more delta of the row's (counted on it, not a row of its own)."""
+    last = row.event
+    if isinstance(event, ItemDelta) and isinstance(last, ItemDelta):
+        return (last.item_id, last.kind) == (event.item_id, event.kind)
+    if isinstance(event, SideChatDelta) and isinstance(last, SideChatDelta):
+        return last.side_chat_id == event.side_chat_id
+    return False
+
+
 def describe(event: EngineEvent) -> Row:
     """The row for an event: its kind, a short label, and its duration if it has one."""
     if isinstance(event, ItemDelta):
@@ -179,17 +189,12 @@ class TracePane(Vertical):
             if event.conversation_id is None:
                 continue
             rows = self._rows.setdefault(event.conversation_id, deque(maxlen=ROWS_KEPT))
-            row = describe(event)
             last = rows[-1] if rows else None
-            if (
-                isinstance(event, ItemDelta | SideChatDelta)
-                and last is not None
-                and last.kind == row.kind
-                and last.item_id == row.item_id
-            ):
+            if last is not None and _continues(last, event):
                 last.count += 1
                 touched[str(last.event.seq)] = last
                 continue
+            row = describe(event)
             rows.append(row)
             if visible and event.conversation_id == self._shown and matches(row, self._filter):
                 self._add_row(table, row)

@@ -10,6 +10,7 @@ bottom.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -80,6 +81,31 @@ history): enough to fill the screen; the older ones come back with ctrl+home."""
 EARLIER_STEP = 150
 
 
+def joined_deltas(events: list[EngineEvent]) -> list[EngineEvent]:
+    """`events` with each run of deltas to the same part of the same item joined into one:
+    a fast stream brings hundreds in a batch, and each taken alone copies the text so far."""
+    joined: list[EngineEvent] = []
+    run: list[ItemDelta] = []
+    for event in [*events, None]:
+        if isinstance(event, ItemDelta) and run and _same_part(run[-1], event):
+            run.append(event)
+            continue
+        if len(run) > 1:
+            joined.append(replace(run[-1], text="".join(delta.text for delta in run)))
+        else:
+            joined += run
+        run = []
+        if isinstance(event, ItemDelta):
+            run.append(event)
+        elif event is not None:
+            joined.append(event)
+    return joined
+
+
+def _same_part(one: ItemDelta, other: ItemDelta) -> bool:
+    return (one.item_id, one.kind, one.index) == (other.item_id, other.kind, other.index)
+
+
 class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
@@ -143,7 +169,7 @@ class Transcript(VerticalScroll, can_focus=False):
     async def apply(self, events: list[EngineEvent]) -> list[InteractionCard]:
         """Show a batch of events; returns the approval cards it added."""
         shown_before = len(self._entries)
-        for event in events:
+        for event in joined_deltas(events):
             self._apply(event)
         if not self.display:
             if self._unshown_from is None:
