@@ -47,9 +47,10 @@ def asked(model: ScriptedModel, text: str) -> int:
 
 
 @asynccontextmanager
-async def deck(
+async def opening(
     model: ScriptedModel, home: Path, workspace: Path, store_path: Path
 ) -> AsyncIterator[tuple[Engine, EventLog, Store]]:
+    """The engine on the store, yielded as soon as it is open (before it is `restored`)."""
     store = Store.open(store_path)
     settings = offline_settings(Settings(), model, home)
     try:
@@ -57,10 +58,19 @@ async def deck(
             Engine.open(settings, cwd=workspace, store=store) as engine,
             recording(engine) as log,
         ):
-            await engine.restored()
             yield engine, log, store
     finally:
         store.close()
+
+
+@asynccontextmanager
+async def deck(
+    model: ScriptedModel, home: Path, workspace: Path, store_path: Path
+) -> AsyncIterator[tuple[Engine, EventLog, Store]]:
+    """The engine on the store, once what it brought back is resumed and settled."""
+    async with opening(model, home, workspace, store_path) as (engine, log, store):
+        await engine.restored()
+        yield engine, log, store
 
 
 def stored_state(store_path: Path, submission_id: str) -> str | None:
@@ -455,37 +465,39 @@ async def test_a_thread_made_by_another_app_server_is_listed_and_opened(
         assert "no thread" in again.message
 
 
+async def one_turn_kept(
+    model: ScriptedModel, home: Path, workspace: Path, store_path: Path
+) -> tuple[str, str | None]:
+    """A conversation of one turn in the store at `store_path`: its id and its thread's."""
+    async with deck(model, home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("Kept")
+        await engine.submit(conversation.id, "count for me")
+        await log.turn_completed(conversation.id)
+        return conversation.id, engine.conversations()[0].thread_id
+
+
 async def test_a_conversation_brought_back_is_shown_and_sent_to_while_codex_resumes_it(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
-        conversation = await engine.new_conversation("Resumed")
-        await engine.submit(conversation.id, "count for me")
-        await log.turn_completed(conversation.id)
-        thread_id = engine.conversations()[0].thread_id
-
-    store = Store.open(store_path)
-    settings = offline_settings(Settings(), scripted_model, codex_home)
-    try:
-        async with Engine.open(settings, cwd=workspace, store=store) as engine:
-            # Neither waits for `restored`: the history comes as codex resumes the thread,
-            # and the message waits for the resume by itself.
-            history = await engine.history(conversation.id)
-            said = [
-                e.item.text
-                for e in history
-                if isinstance(e, ItemCompleted) and isinstance(e.item, UserMessageItem)
-            ]
-            assert said == ["count for me"]
-            async with recording(engine) as log:
-                outcome = await engine.submit(conversation.id, "show markdown")
-                assert outcome.accepted, outcome.message
-                assert (await log.turn_completed(conversation.id)).status == "completed"
-            [info] = engine.conversations()
-            assert info.thread_id == thread_id, "the same thread, resumed"
-    finally:
-        store.close()
+    conversation_id, thread_id = await one_turn_kept(
+        scripted_model, codex_home, workspace, store_path
+    )
+    async with opening(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        # Neither waits for `restored`: the history comes as codex resumes the thread, and
+        # the message waits for the resume by itself.
+        history = await engine.history(conversation_id)
+        said = [
+            e.item.text
+            for e in history
+            if isinstance(e, ItemCompleted) and isinstance(e.item, UserMessageItem)
+        ]
+        assert said == ["count for me"]
+        outcome = await engine.submit(conversation_id, "show markdown")
+        assert outcome.accepted, outcome.message
+        assert (await log.turn_completed(conversation_id)).status == "completed"
+        [info] = engine.conversations()
+        assert info.thread_id == thread_id, "the same thread, resumed"
     assert asked(scripted_model, "count for me") == 1
     assert asked(scripted_model, "show markdown") == 1
 
@@ -494,28 +506,15 @@ async def test_codex_dying_while_it_resumes_a_thread_keeps_the_thread(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
-        conversation = await engine.new_conversation("Kept")
-        await engine.submit(conversation.id, "count for me")
-        await log.turn_completed(conversation.id)
-        thread_id = engine.conversations()[0].thread_id
-
-    store = Store.open(store_path)
-    settings = offline_settings(Settings(), scripted_model, codex_home)
-    try:
-        async with (
-            Engine.open(settings, cwd=workspace, store=store) as engine,
-            recording(engine) as log,
-        ):
-            pid = engine.app_server_pid
-            assert pid is not None
-            os.kill(pid, signal.SIGKILL)  # before the thread it resumes is back
-            await engine.restored()
-            await log.wait_for(EngineStatus, lambda e: e.status == "online")
-            [info] = engine.conversations()
-            assert (info.thread_id, info.generation) == (thread_id, 0), "the thread is kept"
-            assert not any("could not resume" in text for text in notices(engine, info.id))
-            await engine.submit(info.id, "show markdown")
-            assert (await log.turn_completed(info.id)).status == "completed"
-    finally:
-        store.close()
+    _, thread_id = await one_turn_kept(scripted_model, codex_home, workspace, store_path)
+    async with opening(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        pid = engine.app_server_pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)  # before the thread it resumes is back
+        await engine.restored()
+        await log.wait_for(EngineStatus, lambda e: e.status == "online")
+        [info] = engine.conversations()
+        assert (info.thread_id, info.generation) == (thread_id, 0), "the thread is kept"
+        assert not any("could not resume" in text for text in notices(engine, info.id))
+        await engine.submit(info.id, "show markdown")
+        assert (await log.turn_completed(info.id)).status == "completed"
