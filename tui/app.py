@@ -9,7 +9,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -86,7 +86,7 @@ class CodexDeckApp(App[None]):
         demo_tour: str = "",
         conversation: str | None = None,
         sign_in: SignIn | None = None,
-        hints: Sequence[str] = (),
+        hints: Callable[[], Awaitable[list[str]]] | None = None,
         record: Path | None = None,
     ) -> None:
         super().__init__()
@@ -97,8 +97,9 @@ class CodexDeckApp(App[None]):
         self.settings = settings
         self._conversation = conversation
         self._sign_in = sign_in
-        self._hints = list(hints)
-        """Told once the engine is up (a codex daemon that could be attached to, say)."""
+        self._hints = hints
+        """Asked once the engine is up: what to tell then (a codex daemon that could be
+        attached to, say)."""
         self._open_backend = open_backend
         self._welcome = welcome
         self._demo_tour = demo_tour
@@ -196,9 +197,9 @@ class CodexDeckApp(App[None]):
                     self._record = None  # the backend codex-deck started on, not a later one
                 main = await self._main_shown()
                 await main.backend_ready(backend)
-                for hint in self._hints:
+                hints, self._hints = self._hints, None
+                for hint in await hints() if hints is not None else []:
                     self.notify(hint, timeout=15, markup=False)
-                self._hints = []
                 if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
                     self._sign_in = replace(self._sign_in, offer_at_start=False)
                     self.offer_sign_in(SIGNED_OUT)

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import anyio
-
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
@@ -173,23 +171,25 @@ def main(argv: list[str] | None = None) -> int:
 
     from tui.app import CodexDeckApp, SignIn
 
-    # The websocket client is imported only when it is used: the demo paints sooner.
+    # The websocket client is imported only when it is used, after the first paint.
     attach: Attach | None = None
-    daemon = None
     if args.connect:
         from engine.websocket import connect
 
         attach = partial(connect, args.connect, args.token_file)
-    elif not args.demo:
+
+    async def hints() -> list[str]:
+        if args.connect or args.demo:
+            return []
         from engine.websocket import running_daemon
 
-        daemon = anyio.run(running_daemon, settings.codex.home)
-    hints = []
-    if daemon is not None:
-        hints.append(
+        daemon = await running_daemon(settings.codex.home)
+        if daemon is None:
+            return []
+        return [
             f"A codex app-server is already running at {daemon}: `codex-deck --connect "
             f"{daemon}` works on it (its threads outlive this terminal)."
-        )
+        ]
 
     # The engine's modules are imported when these are first opened, after the first paint.
     def open_live() -> AbstractAsyncContextManager[Backend]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -53,6 +53,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
         store: Path | None = None,
         conversation: str | None = None,
         record: Path | None = None,
+        hints: Callable[[], Awaitable[list[str]]] | None = None,
     ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
         offline = offline_settings(settings or Settings(), scripted_model, codex_home)
 
@@ -63,6 +64,7 @@ def deck(scripted_model: ScriptedModel, codex_home: Path, workspace: Path) -> De
             demo_tour="tour",
             conversation=conversation,
             record=record,
+            hints=hints,
         )
         async with app.run_test(size=size) as pilot:
             await until(pilot, lambda: app.opened and ready(app.main), "the engine is up")

@@ -340,3 +340,19 @@ async def test_a_widget_that_draws_raw_model_text_still_sends_no_control_charact
         links = {segment.style.link for segment in line if segment.style is not None}
         assert links == {None}
         assert line.cell_length == unguarded.size.width
+
+
+async def test_hints_are_asked_for_once_the_engine_is_up_and_told(deck: Deck) -> None:
+    asked: list[bool] = []
+
+    async def hints() -> list[str]:
+        asked.append(True)
+        return ["A codex app-server is already running at unix:///x.sock"]
+
+    async with deck(hints=hints) as (app, pilot):
+        await until(
+            pilot,
+            lambda: any("already running" in str(n.message) for n in app._notifications),
+            "the hint is told",
+        )
+        assert asked == [True]
