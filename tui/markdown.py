@@ -128,10 +128,12 @@ class MarkdownChunk(Widget):
         if self._lines is not None:
             return self._lines
         for piece in self._pieces[self._drawn :]:
-            self._piece_lines += self._draw(piece, width, dark)
+            drawn = self._draw(piece, width, dark)
+            self._piece_lines += _gap(self._piece_lines, drawn) + drawn
         self._drawn = len(self._pieces)
         if self._tail_lines is None:
-            self._tail_lines = self._draw(self._tail, width, dark) if self._tail else []
+            tail = self._draw(self._tail, width, dark) if self._tail else []
+            self._tail_lines = _gap(self._piece_lines, tail) + tail
         self._lines = self._piece_lines + self._tail_lines
         return self._lines
 
@@ -172,3 +174,11 @@ class MarkdownChunk(Widget):
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
+
+
+def _gap(above: list[Strip], below: list[Strip]) -> list[Strip]:
+    """The blank line between two blocks where the text was cut into pieces (a document
+    drawn alone does not always end with the one that followed its last block)."""
+    if above and below and above[-1].cell_length and below[0].cell_length:
+        return [Strip.blank(0)]
+    return []
