@@ -48,7 +48,6 @@ async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[lis
 @dataclass
 class _Page:
     thread_id: str
-    limit: int
     done: anyio.Event = field(default_factory=anyio.Event)
     turns: tuple[list[Turn], bool] = ([], False)
     error: Exception | None = None
@@ -65,11 +64,11 @@ class Prefetched:
         self, tasks: TaskGroup, server: AppServer, conversation_id: str, thread_id: str
     ) -> None:
         """Ask for the thread's last HISTORY_TURNS turns now."""
-        page = self._pages[conversation_id] = _Page(thread_id, HISTORY_TURNS)
+        page = self._pages[conversation_id] = _Page(thread_id)
 
         async def fetch() -> None:
             try:
-                page.turns = await last_turns(server, thread_id, page.limit)
+                page.turns = await last_turns(server, thread_id, HISTORY_TURNS)
             except Exception as error:  # handed to whoever asks, as if they had asked
                 page.error = error
             finally:
@@ -87,7 +86,7 @@ class Prefetched:
     ) -> tuple[list[Turn], bool] | None:
         """The turns fetched ahead for this thread and limit, once; None if there are none."""
         page = self._pages.get(conversation_id)
-        if page is None or (page.thread_id, page.limit) != (thread_id, limit):
+        if page is None or (page.thread_id, limit) != (thread_id, HISTORY_TURNS):
             return None
         del self._pages[conversation_id]
         await page.done.wait()

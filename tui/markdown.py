@@ -77,23 +77,19 @@ class MarkdownChunk(Widget):
     MarkdownChunk { height: auto; padding: 0 1; }
     """
 
-    def __init__(self, text: str = "", *, classes: str = "") -> None:
-        super().__init__(classes=classes)
+    def __init__(self) -> None:
+        super().__init__()
         self._pieces: list[str] = []
         self._piece_lines: list[Strip] = []
         self._drawn = 0
         """How many of the pieces `_piece_lines` holds."""
-        self._tail = text
+        self._tail = ""
         self._tail_lines: list[Strip] | None = None
         self._lines: list[Strip] | None = None
         """The pieces' lines and then the tail's, as drawn for `_laid_out_for`."""
         self._laid_out_for: tuple[int, bool] | None = None
         self._style = Style()
         self._selection: Selection | None = None
-
-    @property
-    def text(self) -> str:
-        return "".join(self._pieces) + self._tail
 
     @property
     def finished_text(self) -> str:
@@ -107,9 +103,9 @@ class MarkdownChunk(Widget):
         self.refresh(layout=True)
 
     def append(self, text: str) -> None:
-        """Add a finished piece under the others (only it is laid out anew)."""
+        """Add a finished piece under the others (only it and the tail are laid out anew)."""
         self._pieces.append(text)
-        self._lines = None
+        self._tail_lines = self._lines = None
         self.refresh(layout=True)
 
     def clear(self) -> None:
