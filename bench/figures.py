@@ -6,8 +6,11 @@ import json
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import anyio
 
 from engine.events import ConversationInfo
 
@@ -21,6 +24,13 @@ def compile_sources() -> None:
     machines these figures come from), every start would compile them from source again."""
     command = [sys.executable, "-m", "compileall", "-q", *map(str, PACKAGES)]
     subprocess.run(command, check=True)
+
+
+async def until(condition: Callable[[], bool], every: float = 0.01) -> None:
+    """Wait until `condition()` holds, looking every `every` seconds without touching the app
+    (a Pilot pause would make it repaint and run a callback on every widget each time)."""
+    while not condition():  # noqa: ASYNC110 - polling is the measure
+        await anyio.sleep(every)
 
 
 def figure(values: list[float], unit: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import anyio
 from textual.pilot import Pilot
 
 from bench.figures import figure, print_table, save
-from bench.tui_figures import echo_ms, percentile, rss_mib, the_app
+from bench.tui_figures import echo_ms, percentile, rss_mib, send, the_app
 from engine.engine import Engine
 from engine.events import TurnCompleted
 from engine.offline import offline_settings
@@ -72,10 +72,8 @@ async def flood(root: Path) -> tuple[list[float], float, float]:
     """Keystroke latencies while 10 MB of command output streams, the RSS (MiB) after it,
     and the seconds until the command's cell shows its end."""
     async with run_scripted_model() as model, the_app(root, model) as (app, pilot):
-        composer = app.main.query_one(Composer)
-        composer.text = "flood the output"
         started = time.perf_counter()
-        await pilot.press("enter")
+        await send(app, "flood the output")
         transcript = shown(app, app.main.current or "")
         typed = await typing_while(app, pilot, lambda: bool(transcript.query(TurnMarker)))
         while not transcript.settled:

@@ -29,7 +29,7 @@ import anyio
 from textual import events
 from textual.pilot import Pilot
 
-from bench.figures import compile_sources, figure, idle_conversation, print_table, save
+from bench.figures import compile_sources, figure, idle_conversation, print_table, save, until
 from engine.engine import Engine
 from engine.events import (
     ConversationUpdated,
@@ -168,7 +168,7 @@ async def app_on_the_engine(root: Path) -> AsyncIterator[tuple[CodexDeckApp, Pil
 
 async def through_ui(root: Path) -> tuple[float, float]:
     """Seconds until the UI shows the whole answer, and the event loop's longest stall (s)."""
-    async with app_on_the_engine(root) as (app, pilot):
+    async with app_on_the_engine(root) as (app, _):
         stalls: list[float] = []
         done = anyio.Event()
 
@@ -180,13 +180,10 @@ async def through_ui(root: Path) -> tuple[float, float]:
 
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(watch_the_loop)
-            composer = app.main.query_one(Composer)
             started = time.perf_counter()
-            composer.text = "long answer"
-            await pilot.press("enter")
+            await send(app, "long answer")
             transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
-            while not (transcript.query(TurnMarker) and transcript.settled):
-                await pilot.pause(0.01)
+            await until(lambda: bool(transcript.query(TurnMarker)) and transcript.settled)
             took = time.perf_counter() - started
             done.set()
     return took, max(stalls)
@@ -196,18 +193,26 @@ async def keystrokes_while_streaming(root: Path) -> tuple[list[float], list[floa
     """Milliseconds from each key reaching the app (as the terminal driver hands it over) to
     the composer holding it, typed every 50 ms while the 20,000-token answer streams, and
     then ten more once it has ended (idle)."""
-    async with app_on_the_engine(root) as (app, pilot):
-        composer = app.main.query_one(Composer)
-        composer.text = "long answer"
-        await pilot.press("enter")
+    async with app_on_the_engine(root) as (app, _):
+        composer = await send(app, "long answer")
         transcript = app.main.query_one(f"#transcript-{app.main.current}", Transcript)
-        while not transcript.query(AgentMessage):
-            await pilot.pause(0.01)
+        await until(lambda: bool(transcript.query(AgentMessage)))
         streaming = []
         while not transcript.query(TurnMarker):
             streaming.append(await echo_ms(app, composer))
         idle = [await echo_ms(app, composer) for _ in range(10)]
     return streaming, idle
+
+
+async def send(app: CodexDeckApp, text: str) -> Composer:
+    """Type `text` into the composer and hand the app an Enter as the terminal driver does
+    (a Pilot key press would then wait, up to seconds, for the app to be idle); returns the
+    composer once it has taken the message."""
+    composer = app.main.query_one(Composer)
+    composer.text = text
+    app.post_message(events.Key("enter", "\r"))
+    await until(lambda: not composer.text)
+    return composer
 
 
 async def echo_ms(app: CodexDeckApp, composer: Composer) -> float:
