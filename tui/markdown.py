@@ -8,6 +8,7 @@ import copy
 import re
 from functools import cache
 
+import anyio.lowlevel
 from markdown_it import MarkdownIt
 from rich.markdown import Markdown
 from rich.style import Style
@@ -96,17 +97,30 @@ class MarkdownChunk(Widget):
         """The text of the finished pieces (without the tail)."""
         return "".join(self._pieces)
 
-    def show(self, text: str) -> None:
-        """Replace the live tail."""
-        self._tail = text
+    def extend(self, pieces: list[str], tail: str) -> None:
+        """Add finished pieces under the others and replace the live tail (only the new pieces
+        and the tail are laid out anew)."""
+        self._pieces += pieces
+        self._tail = tail
         self._tail_lines = self._lines = None
         self.refresh(layout=True)
 
-    def append(self, text: str) -> None:
-        """Add a finished piece under the others (only it and the tail are laid out anew)."""
-        self._pieces.append(text)
-        self._tail_lines = self._lines = None
-        self.refresh(layout=True)
+    async def grow(self, pieces: list[str], tail: str) -> None:
+        """`extend`, with the new pieces drawn first, one at a time, at the width the widget is
+        laid out at: the event loop (keys, the engine) runs between two pieces, and the next
+        layout only has the tail to draw."""
+        laid_out = self._laid_out_for
+        drawn: list[Strip] = []
+        if laid_out is not None:
+            for piece in pieces:
+                lines = self._draw(piece, *laid_out)
+                drawn += _gap(drawn or self._piece_lines, lines) + lines
+                await anyio.lowlevel.checkpoint()
+        still_laid_out = laid_out is not None and self._laid_out_for == laid_out
+        if still_laid_out and self._drawn == len(self._pieces):
+            self._piece_lines += drawn
+            self._drawn += len(pieces)
+        self.extend(pieces, tail)
 
     def clear(self) -> None:
         """Drop every piece and the tail."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import anyio
 from textual.widgets import Static
 
 from tui.entries import AgentEntry, UserEntry
@@ -39,8 +40,9 @@ class AgentMessage(Streamed, MarkdownChunk):
     """The agent's answer as Markdown, drawn while it streams.
 
     Streamed text is taken at most once per frame (`flush`). Finished blocks are frozen into
-    pieces drawn once; only the unfinished tail is drawn again, so a long answer costs no
-    more per frame than a short one.
+    pieces drawn once, before the frame and one at a time, so keys are handled between them;
+    only the unfinished tail is drawn again, so a long answer costs no more per frame than a
+    short one.
     """
 
     DEFAULT_CSS = """
@@ -52,26 +54,31 @@ class AgentMessage(Streamed, MarkdownChunk):
         self.entry = entry
         self._frozen = 0
         """How much of the text is in the frozen pieces."""
-        self._freeze()
+        self._drawing = anyio.Lock()
+        """Held while new pieces are drawn, so two redraws do not cut the same text."""
+        self.extend(*self._split())
 
     @property
     def text(self) -> str:
         return self.entry.text
 
-    def _freeze(self) -> None:
-        """Move the finished blocks of the text into the frozen pieces; the rest is the tail."""
+    def _split(self) -> tuple[list[str], str]:
+        """The finished blocks of the text not yet in the frozen pieces, and the tail."""
         text = self.entry.text
+        pieces = []
         for end in chunk_ends(text, self._frozen):
-            self.append(text[self._frozen : end])
+            pieces.append(text[self._frozen : end])
             self._frozen = end
-        self.show(text[self._frozen :])
+        return pieces, text[self._frozen :]
 
     async def redraw(self) -> None:
-        self._freeze()
+        async with self._drawing:
+            await self.grow(*self._split())
 
     async def finish(self) -> None:
         """The message is complete (codex's final text wins over what was streamed)."""
-        if not self.entry.text.startswith(self.finished_text):
-            self._frozen = 0
-            self.clear()
+        async with self._drawing:
+            if not self.entry.text.startswith(self.finished_text):
+                self._frozen = 0
+                self.clear()
         await super().finish()
