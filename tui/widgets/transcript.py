@@ -3,12 +3,13 @@
 Engine events update entries (data). Only a window of the latest entries has widgets; older
 ones are dropped from the screen as the conversation grows and come back with ctrl+home (or
 the "earlier items" line). New widgets are mounted once per batch, and streamed text is handed
-to its widget at most once per frame. The view follows the stream only while it is at the
-bottom.
+to its widget at most once per frame: 30 frames a second, 10 while the program is behind. The
+view follows the stream only while it is at the bottom.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -73,6 +74,10 @@ VIEWS: dict[type[Entry], Callable[..., Widget]] = {
 CARDS: dict[str, type[InteractionCard]] = {"question": QuestionCard, "elicitation": FormCard}
 
 FRAME_SECONDS = 1 / 30
+BUSY_FRAME_SECONDS = 1 / 10
+"""How often streamed text is drawn while the event loop is behind (a frame came late)."""
+LATE_SECONDS = 0.02
+"""How much later than due a frame may come before the next one waits the longer time."""
 WINDOW = 300
 """Entries that have widgets; older ones are kept as data only."""
 FIRST_WINDOW = 60
@@ -134,6 +139,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._changed: list[Entry] = []
         self._streaming: set[Streamed] = set()
         self._flush_scheduled = False
+        self._flush_due = 0.0
+        self._frame = FRAME_SECONDS
         self._earlier = Static("", classes="earlier", markup=False)
         self._found: set[int] = set()
         self._found_current: int | None = None
@@ -150,6 +157,12 @@ class Transcript(VerticalScroll, can_focus=False):
     def settled(self) -> bool:
         """Nothing is waiting to be drawn."""
         return not self._streaming and not self._flush_scheduled and self._unshown_from is None
+
+    @property
+    def frame_seconds(self) -> float:
+        """How long streamed text waits before it is drawn: a 30th of a second, or a 10th
+        while the program is behind (the last frame came late)."""
+        return self._frame
 
     @property
     def entries(self) -> list[Entry]:
@@ -401,10 +414,13 @@ class Transcript(VerticalScroll, can_focus=False):
     def _schedule_flush(self) -> None:
         if self._streaming and not self._flush_scheduled and self.display:
             self._flush_scheduled = True
-            self.set_timer(FRAME_SECONDS, self._flush)
+            self._flush_due = time.perf_counter() + self._frame
+            self.set_timer(self._frame, self._flush)
 
     async def _flush(self) -> None:
         self._flush_scheduled = False
+        late = time.perf_counter() - self._flush_due > LATE_SECONDS
+        self._frame = BUSY_FRAME_SECONDS if late else FRAME_SECONDS
         if not self.display:
             return
         streaming, self._streaming = self._streaming, set()
