@@ -5,22 +5,31 @@ from __future__ import annotations
 
 import bisect
 import copy
+import math
 import re
 from functools import cache
 
 import anyio.lowlevel
 from markdown_it import MarkdownIt
 from rich.markdown import Markdown
+from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 
 from tui.text import inert
 
 CHUNK_CHARS = 500
 """Roughly how much text a frozen chunk holds."""
+REST_SECONDS = 0.5
+"""How long an answer stays unchanged before its pieces out of view are drawn."""
+REST_PIECES = 4
+"""Pieces drawn at a time then (about 10 ms)."""
+_SOME_TEXT = Strip([Segment("text")])
+"""Stands for a piece not drawn yet at its edge: text, not a blank line."""
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 
@@ -68,10 +77,14 @@ def markdown(text: str, dark: bool) -> Markdown:
 class MarkdownChunk(Widget):
     """Markdown drawn as finished pieces one under the other and a live tail under them.
 
-    The finished part of an answer grows by whole pieces (`append`), each laid out once for
-    each width it is shown at; the tail is replaced as it grows (`show`) and only
-    it is drawn again. One widget, however long the answer, keeps the screen's layout as cheap
-    for a long answer as for a short one.
+    The finished part of an answer grows by whole pieces (`extend`, `grow`), each drawn once
+    for each width it is shown at; the tail is replaced as it grows and only it is drawn
+    again. A piece is drawn when it first comes into view (the pieces of the last screenful
+    at once): until then its height is estimated from its text, so an answer that streams
+    faster than it can be read, or comes back long after a switch or a resize, costs only
+    what shows. The rest is drawn once the answer has been quiet for a moment. One widget,
+    however long the answer, keeps the screen's layout as cheap for a long answer as for a
+    short one.
     """
 
     DEFAULT_CSS = """
@@ -81,14 +94,17 @@ class MarkdownChunk(Widget):
     def __init__(self) -> None:
         super().__init__()
         self._pieces: list[str] = []
-        self._piece_lines: list[Strip] = []
-        self._drawn = 0
-        """How many of the pieces `_piece_lines` holds."""
+        self._drawn: list[list[Strip] | None] = []
+        """Each piece's lines at `_laid_out_for`, once drawn."""
+        self._tops: list[int] | None = None
+        """Where each piece starts (the blank line above it included) and where the last one
+        ends, as drawn or estimated; None when a piece has changed."""
         self._tail = ""
         self._tail_lines: list[Strip] | None = None
-        self._lines: list[Strip] | None = None
-        """The pieces' lines and then the tail's, as drawn for `_laid_out_for`."""
         self._laid_out_for: tuple[int, bool] | None = None
+        self._moved = False
+        """A piece drawn as it came into view had another height than estimated."""
+        self._rest_timer: Timer | None = None
         self._style = Style()
         self._selection: Selection | None = None
 
@@ -97,55 +113,133 @@ class MarkdownChunk(Widget):
         """The text of the finished pieces (without the tail)."""
         return "".join(self._pieces)
 
+    @property
+    def undrawn(self) -> int:
+        """How many pieces wait to be drawn at the width shown."""
+        return sum(lines is None for lines in self._drawn) + len(self._pieces) - len(self._drawn)
+
     def extend(self, pieces: list[str], tail: str) -> None:
-        """Add finished pieces under the others and replace the live tail (only the new pieces
-        and the tail are laid out anew)."""
-        self._pieces += pieces
-        self._tail = tail
-        self._tail_lines = self._lines = None
-        self.refresh(layout=True)
+        """Add finished pieces under the others and replace the live tail."""
+        self._add(pieces, [None] * len(pieces), tail)
 
     async def grow(self, pieces: list[str], tail: str) -> None:
-        """`extend`, with the new pieces drawn first, one at a time, at the width the widget is
-        laid out at: the event loop (keys, the engine) runs between two pieces, and the next
+        """`extend`, with the new pieces that will show at the bottom drawn first, one at a
+        time: the event loop (keys, the engine) runs between two pieces, and the next
         layout only has the tail to draw."""
         laid_out = self._laid_out_for
-        drawn: list[Strip] = []
+        drawn: list[list[Strip] | None] = [None] * len(pieces)
         if laid_out is not None:
-            for piece in pieces:
-                lines = self._draw(piece, *laid_out)
-                drawn += _gap(drawn or self._piece_lines, lines) + lines
+            shown = 0
+            for index in reversed(range(len(pieces))):
+                if shown >= self._view_lines():
+                    break
+                lines = drawn[index] = self._draw(pieces[index], *laid_out)
+                shown += len(lines)
                 await anyio.lowlevel.checkpoint()
-        still_laid_out = laid_out is not None and self._laid_out_for == laid_out
-        if still_laid_out and self._drawn == len(self._pieces):
-            self._piece_lines += drawn
-            self._drawn += len(pieces)
-        self.extend(pieces, tail)
+        if laid_out is None or self._laid_out_for != laid_out:
+            drawn = [None] * len(pieces)
+        self._add(pieces, drawn, tail)
+
+    def _add(self, pieces: list[str], drawn: list[list[Strip] | None], tail: str) -> None:
+        self._pieces += pieces
+        if len(self._drawn) == len(self._pieces) - len(pieces):
+            self._drawn += drawn
+        self._tail = tail
+        self._tops = self._tail_lines = None
+        self.refresh(layout=True)
+        self._rest_later()
 
     def clear(self) -> None:
         """Drop every piece and the tail."""
         self._pieces = []
+        self._drawn = []
         self._tail = ""
+        self._tops = self._tail_lines = None
         self._laid_out_for = None
         self.refresh(layout=True)
 
-    def _lay_out(self, width: int) -> list[Strip]:
+    def _view_lines(self) -> int:
+        return self.app.size.height
+
+    def _lay_out(self, width: int) -> int:
+        """Get ready to draw at `width`; the height of the whole."""
         dark = self.app.current_theme.dark
         if self._laid_out_for != (width, dark):
             self._laid_out_for = (width, dark)
-            self._piece_lines, self._drawn = [], 0
-            self._tail_lines = self._lines = None
-        if self._lines is not None:
-            return self._lines
-        for piece in self._pieces[self._drawn :]:
-            drawn = self._draw(piece, width, dark)
-            self._piece_lines += _gap(self._piece_lines, drawn) + drawn
-        self._drawn = len(self._pieces)
+            self._drawn = []
+            self._tops = self._tail_lines = None
+            self._rest_later()
+        if len(self._drawn) < len(self._pieces):
+            self._drawn += [None] * (len(self._pieces) - len(self._drawn))
+            self._tops = None
+        shown = _estimate(self._tail, width)
+        for index in reversed(range(len(self._pieces))):
+            if shown >= self._view_lines():
+                break
+            shown += len(self._piece(index))
+        return self._top(len(self._pieces)) + len(self._tail_block())
+
+    def _tail_block(self) -> list[Strip]:
+        """The tail's lines, the blank line above it included."""
         if self._tail_lines is None:
+            width, dark = self._laid_out_for or (1, True)
             tail = self._draw(self._tail, width, dark) if self._tail else []
-            self._tail_lines = _gap(self._piece_lines, tail) + tail
-        self._lines = self._piece_lines + self._tail_lines
-        return self._lines
+            last = self._drawn[-1] if self._drawn else []
+            self._tail_lines = _gap(last if last is not None else [_SOME_TEXT], tail) + tail
+        return self._tail_lines
+
+    def _piece(self, index: int) -> list[Strip]:
+        """Piece `index`'s lines, drawn now if they were not."""
+        lines = self._drawn[index]
+        if lines is None and self._laid_out_for is not None:
+            lines = self._drawn[index] = self._draw(self._pieces[index], *self._laid_out_for)
+            self._tops = None
+            if index == len(self._pieces) - 1:
+                self._tail_lines = None
+        return lines or []
+
+    def _top(self, index: int) -> int:
+        """The first line of piece `index` (the blank line above it included)."""
+        if self._tops is None:
+            width = self._laid_out_for[0] if self._laid_out_for is not None else 1
+            tops = [0]
+            for number, piece in enumerate(self._pieces):
+                lines = self._drawn[number]
+                height = len(lines) if lines is not None else _estimate(piece, width)
+                tops.append(tops[-1] + self._gap_above(number) + height)
+            self._tops = tops
+        return self._tops[index]
+
+    def _gap_above(self, index: int) -> int:
+        """The blank line above piece `index`: known once it and the one above are drawn,
+        else taken to be there (it is, unless a piece ends or starts with a blank line)."""
+        below = self._drawn[index]
+        if index == 0 or (below is not None and not below):
+            return 0
+        above = self._drawn[index - 1]
+        return len(
+            _gap(
+                above if above is not None else [_SOME_TEXT],
+                below if below is not None else [_SOME_TEXT],
+            )
+        )
+
+    def _line(self, y: int) -> Strip:
+        end = self._top(len(self._pieces))
+        if y >= end:
+            tail = self._tail_block()
+            return tail[y - end] if y - end < len(tail) else Strip.blank(0)
+        tops = self._tops or [0]
+        index = bisect.bisect_right(tops, y) - 1
+        if self._drawn[index] is None:
+            before = tops[index + 1 :]
+            self._piece(index)
+            self._top(0)
+            self._moved = self._moved or (self._tops or [])[index + 1 :] != before
+            return self._line(y)
+        lines = self._piece(index)
+        offset = y - self._top(index) - self._gap_above(index)
+        return lines[offset] if 0 <= offset < len(lines) else Strip.blank(0)
 
     def _draw(self, text: str, width: int, dark: bool) -> list[Strip]:
         console = self.app.console
@@ -153,19 +247,74 @@ class MarkdownChunk(Widget):
         rendered = console.render_lines(markdown(text, dark), options, pad=False)
         return [Strip(line) for line in rendered]
 
+    def _rest_later(self) -> None:
+        if self._rest_timer is not None:
+            self._rest_timer.stop()
+        self._rest_timer = (
+            self.set_timer(REST_SECONDS, self._draw_rest) if self.is_mounted else None
+        )
+
+    async def _draw_rest(self) -> None:
+        """Draw the pieces still waiting, from the bottom up, a few at a time, and show them
+        all at once; a view that is not at the bottom keeps its place while the pieces above
+        it take their height."""
+        self._rest_timer = None
+        laid_out, pieces = self._laid_out_for, len(self._pieces)
+        waiting = [index for index, lines in enumerate(self._drawn) if lines is None]
+        if laid_out is None or not waiting:
+            return
+        drawn: dict[int, list[Strip]] = {}
+        for index in reversed(waiting):
+            drawn[index] = self._draw(self._pieces[index], *laid_out)
+            if len(drawn) % REST_PIECES == 0:
+                await anyio.lowlevel.checkpoint()
+                if (laid_out, pieces) != (self._laid_out_for, len(self._pieces)):
+                    return
+        self._top(0)
+        at_the_top = bisect.bisect_right(self._tops or [0], self._view_top()) - 1
+        shown = min(max(at_the_top, 0), len(self._pieces))
+        before = self._top(shown)
+        for index, lines in drawn.items():
+            if self._drawn[index] is None:
+                self._drawn[index] = lines
+        self._tops = self._tail_lines = None
+        self._keep_view(self._top(shown) - before)
+        self.refresh(layout=True)
+
+    def _view_top(self) -> int:
+        """The first of this widget's lines the scrolling parent shows."""
+        parent = self.parent
+        if not isinstance(parent, Widget):
+            return 0
+        return round(parent.scroll_y) - self.virtual_region.y - self.gutter.top
+
+    def _keep_view(self, moved: int) -> None:
+        """The pieces above the view grew by `moved` lines: scroll as much (unless the view
+        follows the bottom, which keeps its place by itself)."""
+        parent = self.parent
+        if moved and isinstance(parent, Widget) and parent.scroll_y < parent.max_scroll_y:
+
+            def scroll() -> None:
+                parent.scroll_to(y=parent.scroll_y + moved, animate=False, immediate=True)
+
+            self.call_after_refresh(scroll)
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._lay_out(width))
+        return self._lay_out(width)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The widget's style and selection, worked out once for all the lines drawn now.
         self._style = self.rich_style
         self._selection = self.text_selection
-        return super().render_lines(crop)
+        self._lay_out(self.content_size.width)
+        lines = super().render_lines(crop)
+        if self._moved:
+            self._moved = False
+            self.call_later(self.refresh, layout=True)
+        return lines
 
     def render_line(self, y: int) -> Strip:
-        width = self.content_size.width
-        lines = self._lay_out(width)
-        line = lines[y] if y < len(lines) else Strip.blank(width)
+        line = self._line(y)
         selection = self._selection
         span = selection.get_span(y) if selection is not None else None
         if span is not None:
@@ -178,12 +327,23 @@ class MarkdownChunk(Widget):
         return line.apply_style(self._style)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The selected text, so a mouse selection can be copied (OSC 52 over ssh too)."""
-        text = "\n".join(line.text.rstrip() for line in self._lines or [])
+        """The selected text, so a mouse selection can be copied (OSC 52 over ssh too): the
+        lines as they show now (a piece not drawn yet is not on screen either)."""
+        lines: list[Strip] = []
+        for index, drawn in enumerate(self._drawn):
+            lines += [Strip.blank(0)] * (self._top(index + 1) - self._top(index) - len(drawn or []))
+            lines += drawn or []
+        text = "\n".join(line.text.rstrip() for line in lines + self._tail_block())
         return selection.extract(text), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
+
+
+def _estimate(text: str, width: int) -> int:
+    """About how many lines `text` takes as Markdown at `width` (before it is drawn)."""
+    lines = text.rstrip("\n").split("\n")
+    return sum(max(1, math.ceil(len(line) / max(width, 1))) for line in lines)
 
 
 def _gap(above: list[Strip], below: list[Strip]) -> list[Strip]:

@@ -7,9 +7,11 @@ import anyio
 import anyio.lowlevel
 import pytest
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 
+from tests.tui.conftest import until
 from tui.entries import AgentEntry
-from tui.markdown import CHUNK_CHARS, markdown
+from tui.markdown import CHUNK_CHARS, chunk_ends, markdown
 from tui.widgets.message import AgentMessage
 
 pytestmark = pytest.mark.anyio
@@ -27,6 +29,17 @@ def blocks(count: int) -> str:
     return "".join(parts)
 
 
+def uneven(count: int) -> str:
+    """Blocks whose height is hard to guess from their text: boxed titles, long paragraphs
+    that wrap at word boundaries, code in a frame."""
+    parts = []
+    for number in range(count):
+        words = " ".join(f"word{n % 13 * 'x'}" for n in range(number % 9 * 12 + 5))
+        code = f"```python\nvalue = {number}\n```\n\n" if number % 3 == 0 else ""
+        parts += [f"# Title {number}\n\n" if number % 5 == 0 else "", f"{words}\n\n", code]
+    return "".join(parts)
+
+
 class OneAnswer(App[None]):
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -36,14 +49,18 @@ class OneAnswer(App[None]):
         yield self.answer
 
 
-def drawn_and_whole(app: OneAnswer, text: str) -> tuple[list[str], list[str]]:
+def whole_of(app: OneAnswer | AnswerInView, text: str) -> list[str]:
+    """`text` drawn at once at the answer's width."""
+    options = app.console.options.update_width(app.answer.content_size.width)
+    whole = app.console.render_lines(markdown(text, app.current_theme.dark), options)
+    return ["".join(segment.text for segment in line).rstrip() for line in whole]
+
+
+def drawn_and_whole(app: OneAnswer | AnswerInView, text: str) -> tuple[list[str], list[str]]:
     """The answer's lines as drawn, and `text` drawn at once at the same width."""
     answer = app.answer
-    width = answer.content_size.width
     drawn = [answer.render_line(y).text.rstrip() for y in range(answer.content_size.height)]
-    options = app.console.options.update_width(width)
-    whole = app.console.render_lines(markdown(text, app.current_theme.dark), options)
-    return drawn, ["".join(segment.text for segment in line).rstrip() for line in whole]
+    return drawn, whole_of(app, text)
 
 
 async def test_an_answer_cut_into_pieces_is_drawn_as_the_whole_of_it() -> None:
@@ -90,5 +107,60 @@ async def test_a_streamed_answer_lets_the_app_run_between_pieces_and_ends_as_the
         answer.entry.text = text
         await answer.finish()
         await pilot.pause()
+        drawn, whole = drawn_and_whole(app, text)
+        assert drawn == whole
+
+
+class AnswerInView(App[None]):
+    """An answer in a scrolling view that follows the bottom, as in a transcript."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.answer = AgentMessage(AgentEntry(key="a", text=text))
+        self.view = VerticalScroll(self.answer)
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+    def on_mount(self) -> None:
+        self.view.anchor()
+
+    def shown(self) -> list[str]:
+        """The answer's lines the view shows."""
+        top = round(self.view.scroll_y) - self.answer.virtual_region.y
+        rows = range(max(top, 0), min(top + self.view.size.height, self.answer.size.height))
+        return [self.answer.render_line(y).text.rstrip() for y in rows]
+
+
+async def test_a_long_answer_draws_what_shows_and_the_rest_once_quiet_keeping_the_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("tui.markdown.REST_SECONDS", 3600)
+    text = uneven(200) + "The last words"
+    app = AnswerInView(text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.answer.size.height > 0, "the answer is laid out")
+        answer = app.answer
+        pieces = len(chunk_ends(text, 0))
+        assert 0 < pieces - answer.undrawn < pieces / 10, "only the pieces at the bottom are drawn"
+        whole = whole_of(app, text)
+        assert app.shown() == whole[-len(app.shown()) :], "the bottom shows as drawn whole"
+
+        app.view.scroll_to(y=app.view.max_scroll_y // 2, animate=False, immediate=True)
+        await until(pilot, lambda: app.shown() == app.shown(), "what came into view is drawn")
+        middle = app.shown()
+        assert middle
+        assert all(line in whole for line in middle), "the middle shows real lines"
+        assert answer.undrawn > pieces / 2, "the pieces above the view still wait"
+
+        monkeypatch.setattr("tui.markdown.REST_SECONDS", 0.01)
+        await answer.redraw()
+        whole = whole_of(app, text)
+        await until(
+            pilot,
+            lambda: answer.undrawn == 0 and answer.content_size.height == len(whole),
+            "the rest is drawn once quiet, and laid out",
+        )
+        assert app.shown() == middle, "the view kept its place while the pieces above took shape"
         drawn, whole = drawn_and_whole(app, text)
         assert drawn == whole
