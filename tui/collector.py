@@ -6,7 +6,8 @@ walks every object that survived, and took 250 to 450 ms while an answer streame
 (bench.tui_figures): a frozen screen, keys typed into nothing. So the young generation is
 collected as usual, in small steps, and the older ones only when nothing has happened for a
 while (no key, no event from the engine), or, if that moment never comes, after a great many
-young passes.
+young passes. What exists when the app starts is set aside for good (`gc.freeze`): a full
+pass at rest went from about 100 to 25 ms.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ class Collector:
         self._full_done = True
 
     def start(self) -> None:
+        """Take over; what exists by now (modules, classes, the protocol's models: a hundred
+        thousand objects that live as long as the app) is set aside, so that no pass walks
+        it again."""
+        gc.collect()
+        gc.freeze()
         gc.set_threshold(YOUNG_THRESHOLD, NEVER, NEVER)
 
     def busy(self) -> None:

@@ -23,6 +23,7 @@ def collector_in_charge() -> Iterator[None]:
     gc.collect()
     yield
     gc.set_threshold(*thresholds)
+    gc.unfreeze()
 
 
 def old_cycle() -> weakref.ref[Node]:
@@ -49,3 +50,15 @@ def test_the_older_generations_wait_for_a_quiet_moment() -> None:
     now[0] = QUIET_SECONDS * 1.5
     collector.check()
     assert cycle() is None, "quiet: the middle generation is collected"
+
+
+@pytest.mark.usefixtures("collector_in_charge")
+def test_what_exists_at_the_start_is_not_walked_again_but_later_garbage_is_freed() -> None:
+    long_lived = Node()
+    collector = Collector()
+    collector.start()
+    assert gc.get_freeze_count() > 0
+    assert all(obj is not long_lived for obj in gc.get_objects()), "set aside at the start"
+    cycle = old_cycle()
+    gc.collect()
+    assert cycle() is None, "a cycle made after the start is still freed"
