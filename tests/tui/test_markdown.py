@@ -1,5 +1,7 @@
 """An answer drawn in pieces (frozen blocks and a live tail) looks as the whole answer drawn
-at once: the blank line between two blocks is kept where the text was cut."""
+at once: the blank line between two blocks is kept where the text was cut. New pieces are
+drawn with the app running between them; a long answer draws what shows first and the rest
+once it is quiet, and the view keeps its place meanwhile."""
 
 from __future__ import annotations
 

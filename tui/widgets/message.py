@@ -40,9 +40,10 @@ class AgentMessage(Streamed, MarkdownChunk):
     """The agent's answer as Markdown, drawn while it streams.
 
     Streamed text is taken at most once per frame (`flush`). Finished blocks are frozen into
-    pieces drawn once, before the frame and one at a time, so keys are handled between them;
-    only the unfinished tail is drawn again, so a long answer costs no more per frame than a
-    short one.
+    pieces, each drawn once: the ones that will show before the frame, one at a time so keys
+    are handled between them, the others when they come into view or once the answer is
+    quiet. Only the unfinished tail is drawn again, so a long answer costs no more per frame
+    than a short one.
     """
 
     DEFAULT_CSS = """
