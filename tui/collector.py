@@ -41,10 +41,9 @@ class Collector:
         self._full_done = True
 
     def start(self) -> None:
-        """Take over; what exists by now (modules, classes, the protocol's models: a hundred
-        thousand objects that live as long as the app) is set aside, so that no pass walks
-        it again."""
-        gc.collect()
+        """Take over; what exists by now (modules, classes, the protocol's models: some
+        sixty thousand objects that live as long as the app) is set aside, so that no pass
+        walks it again. (A pass at this moment finds no garbage, and would take 45 ms.)"""
         gc.freeze()
         gc.set_threshold(YOUNG_THRESHOLD, NEVER, NEVER)
 
