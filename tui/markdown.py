@@ -168,7 +168,9 @@ class MarkdownChunk(Widget):
             self._laid_out_for = (width, dark)
             self._drawn = []
             self._tops = self._tail_lines = None
-            self._rest_later()
+            resized = True
+        else:
+            resized = False
         if len(self._drawn) < len(self._pieces):
             self._drawn += [None] * (len(self._pieces) - len(self._drawn))
             self._tops = None
@@ -177,6 +179,8 @@ class MarkdownChunk(Widget):
             if shown >= self._view_lines():
                 break
             shown += len(self._piece(index))
+        if resized:
+            self._rest_later()
         return self._top(len(self._pieces)) + len(self._tail_block())
 
     def _tail_block(self) -> list[Strip]:
@@ -248,11 +252,12 @@ class MarkdownChunk(Widget):
         return [Strip(line) for line in rendered]
 
     def _rest_later(self) -> None:
+        """Draw the pieces still waiting once nothing has changed for REST_SECONDS."""
         if self._rest_timer is not None:
             self._rest_timer.stop()
-        self._rest_timer = (
-            self.set_timer(REST_SECONDS, self._draw_rest) if self.is_mounted else None
-        )
+            self._rest_timer = None
+        if self.is_mounted and self.undrawn:
+            self._rest_timer = self.set_timer(REST_SECONDS, self._draw_rest)
 
     async def _draw_rest(self) -> None:
         """Draw the pieces still waiting, from the bottom up, a few at a time, and show them
@@ -261,8 +266,8 @@ class MarkdownChunk(Widget):
         self._rest_timer = None
         laid_out, pieces = self._laid_out_for, len(self._pieces)
         waiting = [index for index, lines in enumerate(self._drawn) if lines is None]
-        if laid_out is None or not waiting:
-            return
+        if laid_out is None or not waiting or not self.is_on_screen:
+            return  # a conversation out of view draws the rest when shown again (`on_show`)
         drawn: dict[int, list[Strip]] = {}
         for index in reversed(waiting):
             drawn[index] = self._draw(self._pieces[index], *laid_out)
@@ -280,6 +285,9 @@ class MarkdownChunk(Widget):
         self._tops = self._tail_lines = None
         self._keep_view(self._top(shown) - before)
         self.refresh(layout=True)
+
+    def on_show(self) -> None:
+        self._rest_later()
 
     def _view_top(self) -> int:
         """The first of this widget's lines the scrolling parent shows."""
