@@ -24,7 +24,6 @@ from itertools import count
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from engine.errors import ConnectionClosed, RpcError
@@ -38,9 +37,6 @@ HEAD_BYTES = 1024
 """Longest line accepted; codex can put a command's whole output in one item."""
 
 READ_CHUNK_BYTES = 256 * 1024
-LINES_AT_ONCE = 128
-"""Lines parsed before the reader lets the rest of the program run: a full read can hold a
-thousand notifications, some 30 ms of parsing. They are still delivered as one batch."""
 CLOSE_WAIT_SECONDS = 2.0
 """After a failed write, how long to wait for the reader to say why the peer went away."""
 
@@ -201,7 +197,6 @@ class RpcConnection:
         buffer = bytearray()
         skipping = 0
         head = tail = b""
-        lines = 0
         while True:
             try:
                 chunk = await self._receive.receive(READ_CHUNK_BYTES)
@@ -227,9 +222,6 @@ class RpcConnection:
                 else:
                     self._dispatch(chunk[start:end])
                 start = end + 1
-                lines += 1
-                if lines % LINES_AT_ONCE == 0:
-                    await anyio.lowlevel.checkpoint()
             rest = len(chunk) - start
             if skipping:
                 skipping += rest

@@ -8,13 +8,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 import pytest
 
 from engine.errors import ConnectionClosed, RpcError
 from engine.fanout import Subscription
 from engine.rpc import (
-    LINES_AT_ONCE,
     BadLine,
     Incoming,
     Notification,
@@ -139,31 +137,6 @@ async def test_notifications_reach_every_subscriber_in_order() -> None:
         for stream in (first, second):
             got = [await next_incoming(stream) for _ in range(5)]
             assert got == [Notification("tick", {"n": n}) for n in range(5)]
-
-
-async def test_a_large_read_lets_other_tasks_run_and_still_arrives_as_one_batch() -> None:
-    count = 5 * LINES_AT_ONCE
-    lines = b"".join(
-        json.dumps({"method": "tick", "params": {"n": n}}).encode() + b"\n" for n in range(count)
-    )
-    turns = 0
-
-    async def other_task() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await anyio.lowlevel.checkpoint()
-
-    async with connected() as (rpc, peer), anyio.create_task_group() as tasks:
-        subscription = rpc.subscribe()
-        tasks.start_soon(other_task)
-        await anyio.lowlevel.checkpoint()
-        before = turns
-        await peer.write(lines)
-        batch = await subscription.batches()
-        assert batch == tuple(Notification("tick", {"n": n}) for n in range(count))
-        assert turns - before >= count // LINES_AT_ONCE
-        tasks.cancel_scope.cancel()
 
 
 async def test_server_request_is_answered_while_the_reader_keeps_going() -> None:
