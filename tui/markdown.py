@@ -12,7 +12,6 @@ from functools import cache
 import anyio.lowlevel
 from markdown_it import MarkdownIt
 from rich.markdown import Markdown
-from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.selection import Selection
@@ -28,8 +27,6 @@ REST_SECONDS = 0.5
 """How long an answer stays unchanged before its pieces out of view are drawn."""
 REST_PIECES = 4
 """Pieces drawn at a time then (about 10 ms)."""
-_SOME_TEXT = Strip([Segment("text")])
-"""Stands for a piece not drawn yet at its edge: text, not a blank line."""
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 
@@ -95,13 +92,15 @@ class MarkdownChunk(Widget):
         super().__init__()
         self._pieces: list[str] = []
         self._drawn: list[list[Strip] | None] = []
-        """Each piece's lines at `_laid_out_for`, once drawn."""
+        """Each piece's lines at `_laid_out_for`, once drawn (one entry for each piece)."""
         self._tops: list[int] | None = None
         """Where each piece starts (the blank line above it included) and where the last one
         ends, as drawn or estimated; None when a piece has changed."""
         self._tail = ""
         self._tail_lines: list[Strip] | None = None
         self._laid_out_for: tuple[int, bool] | None = None
+        self._cleared = 0
+        """How many times the pieces were dropped (`clear`)."""
         self._moved = False
         """A piece drawn as it came into view had another height than estimated."""
         self._rest_timer: Timer | None = None
@@ -116,7 +115,7 @@ class MarkdownChunk(Widget):
     @property
     def undrawn(self) -> int:
         """How many pieces wait to be drawn at the width shown."""
-        return sum(lines is None for lines in self._drawn) + len(self._pieces) - len(self._drawn)
+        return sum(lines is None for lines in self._drawn)
 
     def extend(self, pieces: list[str], tail: str) -> None:
         """Add finished pieces under the others and replace the live tail."""
@@ -142,8 +141,7 @@ class MarkdownChunk(Widget):
 
     def _add(self, pieces: list[str], drawn: list[list[Strip] | None], tail: str) -> None:
         self._pieces += pieces
-        if len(self._drawn) == len(self._pieces) - len(pieces):
-            self._drawn += drawn
+        self._drawn += drawn
         self._tail = tail
         self._tops = self._tail_lines = None
         self.refresh(layout=True)
@@ -153,6 +151,7 @@ class MarkdownChunk(Widget):
         """Drop every piece and the tail."""
         self._pieces = []
         self._drawn = []
+        self._cleared += 1
         self._tail = ""
         self._tops = self._tail_lines = None
         self._laid_out_for = None
@@ -166,14 +165,11 @@ class MarkdownChunk(Widget):
         dark = self.app.current_theme.dark
         if self._laid_out_for != (width, dark):
             self._laid_out_for = (width, dark)
-            self._drawn = []
+            self._drawn = [None] * len(self._pieces)
             self._tops = self._tail_lines = None
             resized = True
         else:
             resized = False
-        if len(self._drawn) < len(self._pieces):
-            self._drawn += [None] * (len(self._pieces) - len(self._drawn))
-            self._tops = None
         shown = _estimate(self._tail, width)
         for index in reversed(range(len(self._pieces))):
             if shown >= self._view_lines():
@@ -188,8 +184,8 @@ class MarkdownChunk(Widget):
         if self._tail_lines is None:
             width, dark = self._laid_out_for or (1, True)
             tail = self._draw(self._tail, width, dark) if self._tail else []
-            last = self._drawn[-1] if self._drawn else []
-            self._tail_lines = _gap(last if last is not None else [_SOME_TEXT], tail) + tail
+            apart = bool(self._drawn) and _apart(self._drawn[-1], tail)
+            self._tail_lines = [Strip.blank(0)] * apart + tail
         return self._tail_lines
 
     def _piece(self, index: int) -> list[Strip]:
@@ -215,33 +211,24 @@ class MarkdownChunk(Widget):
         return self._tops[index]
 
     def _gap_above(self, index: int) -> int:
-        """The blank line above piece `index`: known once it and the one above are drawn,
-        else taken to be there (it is, unless a piece ends or starts with a blank line)."""
-        below = self._drawn[index]
-        if index == 0 or (below is not None and not below):
-            return 0
-        above = self._drawn[index - 1]
-        return len(
-            _gap(
-                above if above is not None else [_SOME_TEXT],
-                below if below is not None else [_SOME_TEXT],
-            )
-        )
+        """The blank line above piece `index` (taken to be there while it or the one above is
+        not drawn: it is, unless a piece ends or starts with a blank line)."""
+        return int(index > 0 and _apart(self._drawn[index - 1], self._drawn[index]))
 
     def _line(self, y: int) -> Strip:
         end = self._top(len(self._pieces))
         if y >= end:
             tail = self._tail_block()
             return tail[y - end] if y - end < len(tail) else Strip.blank(0)
-        tops = self._tops or [0]
-        index = bisect.bisect_right(tops, y) - 1
-        if self._drawn[index] is None:
-            before = tops[index + 1 :]
+        index = bisect.bisect_right(self._tops or [0], y) - 1
+        while self._drawn[index] is None:
+            before = (self._tops or [])[index + 1 :]
             self._piece(index)
             self._top(0)
-            self._moved = self._moved or (self._tops or [])[index + 1 :] != before
-            return self._line(y)
-        lines = self._piece(index)
+            tops = self._tops or [0]
+            self._moved = self._moved or tops[index + 1 :] != before
+            index = min(bisect.bisect_right(tops, y) - 1, len(self._pieces) - 1)
+        lines = self._drawn[index] or []
         offset = y - self._top(index) - self._gap_above(index)
         return lines[offset] if 0 <= offset < len(lines) else Strip.blank(0)
 
@@ -264,7 +251,8 @@ class MarkdownChunk(Widget):
         all at once; a view that is not at the bottom keeps its place while the pieces above
         it take their height."""
         self._rest_timer = None
-        laid_out, pieces = self._laid_out_for, len(self._pieces)
+        state = self._laid_out_for, len(self._pieces), self._cleared
+        laid_out = self._laid_out_for
         waiting = [index for index, lines in enumerate(self._drawn) if lines is None]
         if laid_out is None or not waiting or not self.is_on_screen:
             return  # a conversation out of view draws the rest when shown again (`on_show`)
@@ -273,7 +261,7 @@ class MarkdownChunk(Widget):
             drawn[index] = self._draw(self._pieces[index], *laid_out)
             if len(drawn) % REST_PIECES == 0:
                 await anyio.lowlevel.checkpoint()
-                if (laid_out, pieces) != (self._laid_out_for, len(self._pieces)):
+                if state != (self._laid_out_for, len(self._pieces), self._cleared):
                     return
         self._top(0)
         at_the_top = bisect.bisect_right(self._tops or [0], self._view_top()) - 1
@@ -354,9 +342,10 @@ def _estimate(text: str, width: int) -> int:
     return sum(max(1, math.ceil(len(line) / max(width, 1))) for line in lines)
 
 
-def _gap(above: list[Strip], below: list[Strip]) -> list[Strip]:
-    """The blank line between two blocks where the text was cut into pieces (a document
-    drawn alone does not always end with the one that followed its last block)."""
-    if above and below and above[-1].cell_length and below[0].cell_length:
-        return [Strip.blank(0)]
-    return []
+def _apart(above: list[Strip] | None, below: list[Strip] | None) -> bool:
+    """Whether a blank line goes between two blocks where the text was cut into pieces (a
+    document drawn alone does not always end with the one that followed its last block).
+    None is a piece not drawn yet, taken to end and start with text."""
+    if above is not None and not (above and above[-1].cell_length):
+        return False
+    return below is None or bool(below and below[0].cell_length)
