@@ -251,8 +251,8 @@ class MarkdownChunk(Widget):
         all at once; a view that is not at the bottom keeps its place while the pieces above
         it take their height."""
         self._rest_timer = None
-        state = self._laid_out_for, len(self._pieces), self._cleared
         laid_out = self._laid_out_for
+        state = laid_out, len(self._pieces), self._cleared
         waiting = [index for index, lines in enumerate(self._drawn) if lines is None]
         if laid_out is None or not waiting or not self.is_on_screen:
             return  # a conversation out of view draws the rest when shown again (`on_show`)
