@@ -19,7 +19,7 @@ from engine.binary import check_codex_version
 from engine.errors import CodexDeckError, RpcError
 from engine.fanout import Subscription
 from engine.launch import Launch
-from engine.process import AppServerProcess
+from engine.process import AppServerProcess, Spawned
 from engine.protocol import (
     AccountReadParams,
     AccountReadResult,
@@ -271,10 +271,18 @@ async def open_app_server(
 
 @asynccontextmanager
 async def spawn_app_server(
-    launch: Launch, *, experimental_api: bool = False, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    launch: Launch,
+    *,
+    experimental_api: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    spawned: Spawned | None = None,
 ) -> AsyncIterator[AppServer]:
-    """Start `codex app-server` as a child process and connect to it."""
-    process = await AppServerProcess.start(launch)
+    """Start `codex app-server` as a child process (or take up `spawned`, started for this
+    launch already) and connect to it."""
+    if spawned is not None:
+        process = await AppServerProcess.adopt(spawned)
+    else:
+        process = await AppServerProcess.start(launch)
     opened = open_app_server(
         process, experimental_api=experimental_api, max_line_bytes=max_line_bytes
     )

@@ -46,6 +46,7 @@ from engine.models import model_named, unknown_model
 from engine.notices import Notices
 from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.outputs import CommandOutputs, KeptOutput
+from engine.process import Spawned
 from engine.recording import RecordingError, event_from_json
 from engine.restore import Restorer
 from engine.results import CommandResult, SubmitOutcome
@@ -173,9 +174,14 @@ class Engine:
         transport: Transport | None = None,
         attach: Attach | None = None,
         store: Store | None = None,
+        early: Spawned | None = None,
     ) -> AsyncIterator[Engine]:
         """Start an app-server for `settings` (or connect over `transport`, or `attach` to a
         running one, again whenever the connection drops) and yield the engine.
+
+        `early` is an app-server spawned before the engine was imported (so that it starts
+        meanwhile): it is taken up if it was started as `settings` and `cwd` ask, and closed
+        otherwise.
 
         With a `store`, conversations are written to it and the ones it holds are brought
         back first; their threads are resumed, and each message that was in flight settled
@@ -190,17 +196,22 @@ class Engine:
         cwd = cwd or settings.codex.cwd or Path.cwd()
         launch: Launch | None = None
         reopen: Reopen | None = None
+        connection: AbstractAsyncContextManager[AppServer] | None = None
         line_bytes = settings.limits.line_bytes
         if attach is not None:
             reopen = partial(attached, attach, line_bytes)
         elif transport is None:
             launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
-            reopen = partial(
+            reopen = spawn = partial(
                 spawn_app_server, launch, experimental_api=True, max_line_bytes=line_bytes
             )
-        if reopen is not None:
+            if early is not None and early.launch == launch:
+                connection, early = spawn(spawned=early), None
+        if early is not None:  # started for other settings than these
+            await anyio.to_thread.run_sync(early.close)
+        if connection is None and reopen is not None:
             connection = reopen()
-        else:
+        elif connection is None:
             assert transport is not None
             connection = open_app_server(
                 transport, experimental_api=True, max_line_bytes=line_bytes

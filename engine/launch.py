@@ -6,9 +6,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine.protocol import ThreadSettings
 from engine.settings import Settings
+
+if TYPE_CHECKING:
+    from engine.protocol import ThreadSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,10 @@ def thread_defaults(settings: Settings, cwd: Path) -> ThreadSettings:
 
     The approval policy goes per thread: codex refuses `untrusted` in its config.
     """
+    # Imported here: the rest of this module runs before the protocol's models are loaded
+    # (codex is started at once, while codex-deck imports them).
+    from engine.protocol import ThreadSettings
+
     codex = settings.codex
     return ThreadSettings(
         cwd=str(cwd),

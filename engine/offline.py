@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import socket
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -17,6 +19,48 @@ OFFLINE_NOISE = (f"Model metadata for `{OFFLINE_MODEL}` not found",)
 class ModelServer(Protocol):
     @property
     def base_url(self) -> str: ...
+
+
+def local_url(port: int) -> str:
+    """The provider base URL of a model server on 127.0.0.1 at `port`."""
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DemoPlace:
+    """Where the demo runs: a throw-away directory with codex's home and the workspace, and
+    the scripted model's socket, listening already (so codex can be started with its address
+    before the model runs)."""
+
+    scratch: tempfile.TemporaryDirectory[str]
+    listener: socket.socket
+    port: int
+
+    @classmethod
+    def make(cls) -> DemoPlace:
+        scratch = tempfile.TemporaryDirectory(prefix="codex-deck-demo-")
+        listener = socket.create_server(("127.0.0.1", 0))
+        place = cls(scratch, listener, listener.getsockname()[1])
+        place.home.mkdir()
+        place.workspace.mkdir()
+        return place
+
+    @property
+    def home(self) -> Path:
+        """CODEX_HOME."""
+        return Path(self.scratch.name, "codex-home")
+
+    @property
+    def workspace(self) -> Path:
+        return Path(self.scratch.name, "workspace")
+
+    @property
+    def base_url(self) -> str:
+        return local_url(self.port)
+
+    def close(self) -> None:
+        self.listener.close()
+        self.scratch.cleanup()
 
 
 def offline_settings(base: Settings, model: ModelServer, home: Path) -> Settings:

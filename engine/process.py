@@ -1,15 +1,22 @@
-"""A `codex app-server` child process speaking JSON-RPC on its stdin and stdout."""
+"""A `codex app-server` child process speaking JSON-RPC on its stdin and stdout.
+
+Its standard streams are socket pairs, so it can be spawned before any event loop runs
+(`spawn`, at the very start of codex-deck, to start while codex-deck imports) and taken up
+later as streams (`AppServerProcess.adopt`).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 from collections import deque
+from dataclasses import dataclass
 
 import anyio
-from anyio.abc import ByteReceiveStream, ByteSendStream, Process
+from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 
 from engine.errors import CodexNotFound
 from engine.launch import Launch
@@ -19,58 +26,100 @@ EXIT_WAIT_SECONDS = 2.0
 """How long to wait for the exit code after stdout closes, and for each step of closing."""
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Spawned:
+    """A `codex app-server` just spawned for `launch`: the process and our ends of its
+    stdin, stdout and stderr."""
+
+    launch: Launch
+    popen: subprocess.Popen[bytes]
+    stdin: socket.socket
+    stdout: socket.socket
+    stderr: socket.socket
+
+    def close(self) -> None:
+        """End a process nothing took up: close its stdin (codex exits at its end), kill it
+        if it has not exited within `EXIT_WAIT_SECONDS`, then close its output."""
+        self.stdin.close()
+        try:
+            self.popen.wait(EXIT_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            self.popen.wait()
+        self.stdout.close()
+        self.stderr.close()
+
+
+def spawn(launch: Launch) -> Spawned:
+    """Spawn the process (no event loop needed).
+
+    Raises:
+        CodexNotFound: the binary cannot be run.
+    """
+    env = dict(os.environ)
+    if launch.codex_home is not None:
+        env["CODEX_HOME"] = str(launch.codex_home)
+    env.update(launch.env)
+    pairs = [socket.socketpair() for _ in range(3)]
+    try:
+        popen = subprocess.Popen(
+            launch.argv(),
+            cwd=launch.cwd,
+            env=env,
+            stdin=pairs[0][1].fileno(),
+            stdout=pairs[1][1].fileno(),
+            stderr=pairs[2][1].fileno(),
+            start_new_session=True,
+        )
+    except OSError as error:
+        for ours, _ in pairs:
+            ours.close()
+        raise CodexNotFound(f"cannot run {launch.binary}: {error.strerror}") from None
+    finally:
+        for _, theirs in pairs:
+            theirs.close()
+    return Spawned(launch, popen, *(ours for ours, _ in pairs))
+
+
 class AppServerProcess:
     """The process, its last stderr lines, and a graceful close.
 
     A transport for `engine.appserver.open_app_server`.
     """
 
-    def __init__(self, process: Process, argv: list[str]) -> None:
-        self._process = process
-        self._argv = argv
+    def __init__(self, popen: subprocess.Popen[bytes], streams: tuple[SocketStream, ...]) -> None:
+        self._popen = popen
         self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        assert process.stdin is not None
-        assert process.stdout is not None
-        self.send: ByteSendStream = process.stdin
-        self.receive: ByteReceiveStream = process.stdout
+        self.send: ByteSendStream = streams[0]
+        self.receive: ByteReceiveStream = streams[1]
+        self._error_output = streams[2]
 
     @classmethod
     async def start(cls, launch: Launch) -> AppServerProcess:
-        """Spawn the process.
+        """Spawn the process and take it up.
 
         Raises:
             CodexNotFound: the binary cannot be run.
         """
-        env = dict(os.environ)
-        if launch.codex_home is not None:
-            env["CODEX_HOME"] = str(launch.codex_home)
-        env.update(launch.env)
-        argv = launch.argv()
-        try:
-            # Shielded: a cancel while the process is being made would leave it running
-            # with nothing holding it. Once it exists, `aclose` ends it.
-            with anyio.CancelScope(shield=True):
-                process = await anyio.open_process(
-                    argv,
-                    cwd=launch.cwd,
-                    env=env,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    start_new_session=True,
-                )
-        except OSError as error:
-            raise CodexNotFound(f"cannot run {launch.binary}: {error.strerror}") from None
-        return cls(process, argv)
+        return await cls.adopt(spawn(launch))
+
+    @classmethod
+    async def adopt(cls, spawned: Spawned) -> AppServerProcess:
+        """Take up a spawned process (its sockets become this transport's streams)."""
+        # Shielded: a cancel in between would leave the process with nothing holding it.
+        with anyio.CancelScope(shield=True):
+            ends = (spawned.stdin, spawned.stdout, spawned.stderr)
+            streams = tuple([await SocketStream.from_socket(end) for end in ends])
+        return cls(spawned.popen, streams)
 
     @property
     def pid(self) -> int:
-        return self._process.pid
+        return self._popen.pid
 
     @property
     def returncode(self) -> int | None:
         """The exit code once the process has exited (negative: killed by that signal)."""
-        return self._process.returncode
+        return self._popen.poll()
 
     def stderr_tail(self) -> list[str]:
         """The last lines the process wrote to stderr."""
@@ -78,20 +127,19 @@ class AppServerProcess:
 
     async def run(self) -> None:
         """Keep reading stderr (a full pipe would block codex) until it closes."""
-        stream = self._process.stderr
-        assert stream is not None
         pending = b""
-        async for chunk in stream:
-            *lines, pending = (pending + chunk).split(b"\n")
-            self._stderr.extend(line.decode("utf-8", "replace").rstrip() for line in lines)
+        with contextlib.suppress(anyio.ClosedResourceError):  # closed by `aclose`
+            async for chunk in self._error_output:
+                *lines, pending = (pending + chunk).split(b"\n")
+                self._stderr.extend(line.decode("utf-8", "replace").rstrip() for line in lines)
         if pending:
             self._stderr.append(pending.decode("utf-8", "replace").rstrip())
 
     async def describe_close(self) -> str:
         """Why stdout closed: the exit code or signal, and the last stderr lines."""
         with anyio.move_on_after(EXIT_WAIT_SECONDS):
-            await self._process.wait()
-        code = self._process.returncode
+            await self._wait()
+        code = self.returncode
         if code is None:
             what = "codex app-server closed its output but is still running"
         elif code < 0:
@@ -102,12 +150,13 @@ class AppServerProcess:
         return what + (": " + " | ".join(tail) if tail else "")
 
     async def aclose(self) -> None:
-        """Close stdin, then terminate, then kill, waiting a little after each step."""
+        """Close stdin, then terminate, then kill, waiting a little after each step; then
+        close its output."""
         with anyio.CancelScope(shield=True):
             with contextlib.suppress(OSError, anyio.BrokenResourceError):
                 await self.send.aclose()
-            for stop in (None, self._process.terminate, self._process.kill):
-                if self._process.returncode is not None:
+            for stop in (None, self._popen.terminate, self._popen.kill):
+                if self.returncode is not None:
                     break
                 if stop is not None:
                     try:
@@ -115,7 +164,13 @@ class AppServerProcess:
                     except ProcessLookupError:
                         break
                 with anyio.move_on_after(EXIT_WAIT_SECONDS):
-                    await self._process.wait()
+                    await self._wait()
+            for stream in (self.receive, self._error_output):
+                await stream.aclose()
+
+    async def _wait(self) -> None:
+        """Until the process has exited (in a thread, given up on when cancelled)."""
+        await anyio.to_thread.run_sync(self._popen.wait, abandon_on_cancel=True)
 
 
 def _signal_name(number: int) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -21,8 +20,9 @@ from engine.events import (
 )
 from engine.fanout import Subscription
 from engine.interactions import Answer
-from engine.offline import offline_settings
+from engine.offline import DemoPlace, offline_settings
 from engine.outputs import KeptOutput
+from engine.process import Spawned
 from engine.protocol import ModelInfo
 from engine.results import CommandResult, SubmitOutcome
 from engine.scripted_model import run_scripted_model
@@ -107,22 +107,34 @@ OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]
 
 
 def live_backend(
-    settings: Settings, cwd: Path | None = None, attach: Attach | None = None
+    settings: Settings,
+    cwd: Path | None = None,
+    attach: Attach | None = None,
+    early: Spawned | None = None,
 ) -> OpenBackend:
     """The engine on the settings' codex (the user's own account and files), with the store
     that brings back its conversations.
 
     When codex needs an account and none is signed in, the demo backend is opened instead
     (unless codex-deck was asked to `attach` to a running codex: then that codex is used as
-    it is).
+    it is). `early` is codex started before the engine was imported, for the first opening.
     """
 
     @asynccontextmanager
     async def open_live() -> AsyncIterator[Backend]:
+        nonlocal early
+        started = early
+        early = None  # for the first opening only
         path = settings.store.path or default_path()
-        store = await anyio.to_thread.run_sync(Store.open, path.expanduser())
         try:
-            async with Engine.open(settings, cwd=cwd, store=store, attach=attach) as engine:
+            store = await anyio.to_thread.run_sync(Store.open, path.expanduser())
+        except BaseException:
+            if started is not None:
+                started.close()
+            raise
+        try:
+            opened = Engine.open(settings, cwd=cwd, store=store, attach=attach, early=started)
+            async with opened as engine:
                 account = await engine.account()
                 signed_out = account.account is None and account.requires_openai_auth
                 if attach is not None or not signed_out:
@@ -136,19 +148,27 @@ def live_backend(
     return open_live
 
 
-def demo_backend(settings: Settings) -> OpenBackend:
+def demo_backend(
+    settings: Settings, place: DemoPlace | None = None, early: Spawned | None = None
+) -> OpenBackend:
     """The engine on the offline scripted model, in a throw-away CODEX_HOME and workspace
-    (and no store: its threads go with the CODEX_HOME)."""
+    (and no store: its threads go with the CODEX_HOME).
+
+    `place` and `early` are a head start made before the engine was imported (used by the
+    first opening only): where to run, and codex already started there.
+    """
 
     @asynccontextmanager
     async def open_demo() -> AsyncIterator[Backend]:
-        with tempfile.TemporaryDirectory(prefix="codex-deck-demo-") as scratch:
-            home, workspace = Path(scratch, "codex-home"), Path(scratch, "workspace")
-            await anyio.Path(home).mkdir()
-            await anyio.Path(workspace).mkdir()
-            async with run_scripted_model() as model:
-                offline = offline_settings(settings, model, home)
-                async with Engine.open(offline, cwd=workspace) as engine:
+        nonlocal place, early
+        where, started = place or DemoPlace.make(), early
+        place = early = None  # for the first opening only
+        try:
+            async with run_scripted_model(bound=where.listener) as model:
+                offline = offline_settings(settings, model, where.home)
+                async with Engine.open(offline, cwd=where.workspace, early=started) as engine:
                     yield engine
+        finally:
+            where.close()
 
     return open_demo

@@ -19,6 +19,9 @@ from urllib.parse import urlsplit
 
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
+from engine.launch import launch_for
+from engine.offline import DemoPlace, offline_settings
+from engine.process import Spawned, spawn
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
 from engine.version import __version__
 
@@ -168,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
+    # Codex starts now, while the app's modules and the engine's are imported.
+    place, early = (None, None) if args.connect else head_start(settings, binary.path, args.demo)
 
     from tui.app import CodexDeckApp, SignIn
 
@@ -193,14 +198,20 @@ def main(argv: list[str] | None = None) -> int:
 
     # The engine's modules are imported when these are first opened, after the first paint.
     def open_live() -> AbstractAsyncContextManager[Backend]:
+        nonlocal early
         from tui.backend import live_backend
 
-        return live_backend(settings, attach=attach)()
+        started = early
+        early = None  # the head start serves the first opening only
+        return live_backend(settings, attach=attach, early=started)()
 
     def open_demo() -> AbstractAsyncContextManager[Backend]:
+        nonlocal place, early
         from tui.backend import demo_backend
 
-        return demo_backend(settings)()
+        where, started = place, early
+        place = early = None  # the head start serves the first opening only
+        return demo_backend(settings, where, started)()
 
     def open_account() -> AbstractAsyncContextManager[Account]:
         from engine.engine import Engine
@@ -219,10 +230,31 @@ def main(argv: list[str] | None = None) -> int:
         record=args.record,
     )
     gc.freeze()  # what start-up made stays: the collector need not walk it again
-    app.run()
+    try:
+        app.run()
+    finally:
+        for unused in (early, place):  # the app closed before its engine opened
+            if unused is not None:
+                unused.close()
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
     return 0
+
+
+def head_start(
+    settings: Settings, binary: Path, demo: bool
+) -> tuple[DemoPlace | None, Spawned | None]:
+    """Codex's app-server spawned as the engine will ask (and for the demo, where it runs),
+    so that it starts while codex-deck imports; nothing if it cannot be run (the engine
+    then says why)."""
+    place = DemoPlace.make() if demo else None
+    if place is not None:
+        settings = offline_settings(settings, place, place.home)
+    cwd = place.workspace if place is not None else settings.codex.cwd or Path.cwd()
+    try:
+        return place, spawn(launch_for(settings, binary, cwd))
+    except CodexDeckError:
+        return place, None
 
 
 def speed(text: str) -> float:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from anyio.abc import ByteStream, SocketAttribute
+from anyio.abc import ByteStream, Listener, SocketAttribute, SocketListener
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from engine.offline import local_url
 from engine.scripted_model import sse
 from engine.scripted_model.scenario import Reply, Script, load_script
 from engine.tasks import task_group
@@ -107,7 +109,7 @@ class ScriptedModel:
     @property
     def base_url(self) -> str:
         """The provider base URL to give codex."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return local_url(self.port)
 
     def responses_requests(self) -> list[RecordedRequest]:
         """The `POST …/responses` requests received so far."""
@@ -344,10 +346,15 @@ async def _read_chunked(buffered: BufferedByteReceiveStream) -> bytes:
 
 @asynccontextmanager
 async def run_scripted_model(
-    script: Script | None = None, port: int = 0
+    script: Script | None = None, port: int = 0, bound: socket.socket | None = None
 ) -> AsyncIterator[ScriptedModel]:
-    """Start the scripted model on 127.0.0.1 (`port`, or any free one); stop it on exit."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
+    """Start the scripted model on 127.0.0.1 (`port`, or any free one, or the listening
+    socket `bound`, which it then owns); stop it on exit."""
+    listener: Listener[Any]
+    if bound is not None:
+        listener = await SocketListener.from_socket(bound)
+    else:
+        listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
     model = ScriptedModel(script or load_script(), listener.extra(SocketAttribute.local_port))
     async with listener, task_group() as tasks:
         tasks.start_soon(listener.serve, model.serve_connection)

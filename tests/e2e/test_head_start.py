@@ -1,0 +1,56 @@
+"""Codex spawned before the engine is imported (`engine.process.spawn`), then taken up by
+`Engine.open(early=…)`, ended when it does not fit, and ended when nothing takes it up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.binary import find_codex
+from engine.engine import Engine
+from engine.launch import Launch, launch_for
+from engine.offline import offline_settings
+from engine.process import spawn
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from tests.e2e.eventlog import recording
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_codex_spawned_early_is_taken_up_and_answers(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    early = spawn(launch_for(settings, find_codex(None).path, workspace))
+    async with Engine.open(settings, cwd=workspace, early=early) as engine:
+        assert engine.app_server_pid == early.popen.pid
+        async with recording(engine) as log:
+            conversation = await engine.new_conversation()
+            await engine.submit(conversation.id, "show markdown")
+            done = await log.turn_completed(conversation.id)
+    assert done.status == "completed"
+    assert len(scripted_model.requests) == 1
+    assert early.popen.poll() is not None  # closed with the engine
+
+
+async def test_codex_spawned_for_other_settings_is_ended_and_a_fitting_one_started(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    elsewhere = spawn(launch_for(settings, find_codex(None).path, codex_home))
+    async with Engine.open(settings, cwd=workspace, early=elsewhere) as engine:
+        assert elsewhere.popen.poll() is not None
+        assert engine.app_server_pid not in (None, elsewhere.popen.pid)
+        conversation = await engine.new_conversation()
+        assert conversation.cwd == str(workspace)
+
+
+def test_codex_spawned_and_never_taken_up_exits_when_closed(
+    codex_home: Path, workspace: Path
+) -> None:
+    early = spawn(Launch(binary=find_codex(None).path, cwd=workspace, codex_home=codex_home))
+    assert early.popen.poll() is None
+    early.close()
+    assert early.popen.returncode == 0  # it ended at the end of its input, not killed

@@ -1,0 +1,35 @@
+"""The demo backend on a head start made before the engine was imported (as `codex-deck
+--demo` makes one): its codex is taken up, and its throw-away place is removed at the end."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from engine.binary import find_codex
+from engine.engine import Engine
+from engine.launch import launch_for
+from engine.offline import DemoPlace, offline_settings
+from engine.process import spawn
+from engine.settings import Settings
+from tui.backend import demo_backend
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_demo_takes_up_its_head_start_and_removes_its_place() -> None:
+    place = DemoPlace.make()
+    offline = offline_settings(Settings(), place, place.home)
+    early = spawn(launch_for(offline, find_codex(None).path, place.workspace))
+    opener = demo_backend(Settings(), place, early)
+    async with opener() as backend:
+        assert isinstance(backend, Engine)
+        assert backend.offline
+        assert backend.app_server_pid == early.popen.pid
+        conversation = await backend.new_conversation()
+        assert conversation.cwd == str(place.workspace)
+    assert early.popen.poll() is not None
+    assert not await anyio.Path(place.scratch.name).exists()
+    async with opener() as again:  # a second opening makes a place of its own
+        assert isinstance(again, Engine)
+        assert again.app_server_pid != early.popen.pid
