@@ -197,6 +197,7 @@ class CodexDeckApp(App[None]):
                     self._record = None  # the backend codex-deck started on, not a later one
                 main = await self._main_shown()
                 await main.backend_ready(backend)
+                self._collector.settled()
                 hints, self._hints = self._hints, None
                 for hint in await hints() if hints is not None else []:
                     self.notify(hint, timeout=15, markup=False)
@@ -214,6 +215,7 @@ class CodexDeckApp(App[None]):
                     self.main.post_message(EngineBatch(batch))
         except CodexDeckError as error:
             (await self._main_shown()).backend_failed(str(error))
+            self._collector.settled()
 
     @work(group="record", exit_on_error=False)
     async def _record_events(

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.tui.conftest import Deck, until
 from tui.collector import QUIET_SECONDS, Collector
 
 
@@ -39,6 +40,8 @@ def test_the_older_generations_wait_for_a_quiet_moment() -> None:
     now = [0.0]
     collector = Collector(clock=lambda: now[0])
     collector.start()
+    collector.settled()
+    collector.check()  # quiet since the start: what it left behind is freed
     collector.busy()
     cycle = old_cycle()
     for _ in range(3):
@@ -53,6 +56,22 @@ def test_the_older_generations_wait_for_a_quiet_moment() -> None:
 
 
 @pytest.mark.usefixtures("collector_in_charge")
+def test_while_starting_nothing_long_runs_and_then_its_leftovers_are_freed_once() -> None:
+    now = [0.0]
+    collector = Collector(clock=lambda: now[0])
+    collector.start()
+    made = Node()  # made by the start-up after the first paint (the engine's modules, say)
+    left = old_cycle()  # garbage the start-up left behind
+    now[0] = QUIET_SECONDS * 10
+    collector.check()
+    assert left() is not None, "starting: no pass over the older generations"
+    collector.settled()
+    collector.check()
+    assert left() is None, "settled and quiet: what the start-up left behind is freed"
+    assert all(obj is not made for obj in gc.get_objects()), "what lives on is set aside"
+
+
+@pytest.mark.usefixtures("collector_in_charge")
 def test_what_exists_at_the_start_is_not_walked_again_but_later_garbage_is_freed() -> None:
     long_lived = Node()
     collector = Collector()
@@ -62,3 +81,11 @@ def test_what_exists_at_the_start_is_not_walked_again_but_later_garbage_is_freed
     cycle = old_cycle()
     gc.collect()
     assert cycle() is None, "a cycle made after the start is still freed"
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("collector_in_charge")
+async def test_the_app_sets_aside_what_its_start_made_once_it_is_up_and_quiet(deck: Deck) -> None:
+    async with deck() as (_, pilot):
+        at_ready = gc.get_freeze_count()
+        await until(pilot, lambda: gc.get_freeze_count() > at_ready, "the start is set aside")
