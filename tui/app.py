@@ -127,7 +127,9 @@ class CodexDeckApp(App[None]):
         self.theme = self.settings.ui.theme if self.settings.ui.theme in known else DARK.name
         if self.settings.ui.keys:
             self.set_keymap(dict(self.settings.ui.keys))
-        self._main_made = anyio.Event()
+        # asyncio's own event and thread here, not anyio's: importing anyio's backend takes
+        # some 40 ms, which would come before the first paint.
+        self._main_made = asyncio.Event()
         self.push_screen(StartingScreen(self._welcome or self._demo_tour))
         self._open_main()
         if not self.is_headless and sys.__stdin__ is not None and sys.__stdin__.isatty():
@@ -162,9 +164,9 @@ class CodexDeckApp(App[None]):
     async def _open_main(self) -> None:
         """Beside the first frames, which need none of it: import the engine and start it,
         then import the main screen (while codex starts) and show it."""
-        await anyio.to_thread.run_sync(importlib.import_module, "tui.backend")
+        await asyncio.to_thread(importlib.import_module, "tui.backend")
         self._bridge = self._run_engine()
-        main_screen = await anyio.to_thread.run_sync(importlib.import_module, "tui.screens.main")
+        main_screen = await asyncio.to_thread(importlib.import_module, "tui.screens.main")
         self._main = main_screen.MainScreen(self._welcome, self._demo_tour, self._conversation)
         await self.switch_screen(self._main)
         self._main_made.set()
