@@ -25,7 +25,6 @@ from engine.outputs import KeptOutput
 from engine.process import Spawned
 from engine.protocol import ModelInfo
 from engine.results import CommandResult, SubmitOutcome
-from engine.scripted_model import run_scripted_model
 from engine.search import SearchHit
 from engine.session import SessionInfo
 from engine.settings import Settings
@@ -160,6 +159,9 @@ def demo_backend(
 
     @asynccontextmanager
     async def open_demo() -> AsyncIterator[Backend]:
+        # Imported here: some 100 ms that a start on the user's own codex does not need.
+        from engine.scripted_model import run_scripted_model
+
         nonlocal place, early
         where, started = place or DemoPlace.make(), early
         place = early = None  # for the first opening only
