@@ -162,8 +162,11 @@ class CodexDeckApp(App[None]):
 
     @work(group="start", exit_on_error=True)
     async def _open_main(self) -> None:
-        """Beside the first frames, which need none of it: import the engine and start it,
-        then import the main screen (while codex starts) and show it."""
+        """Once the first frame is painted (importing beside it slowed it down), import the
+        engine and start it, then import the main screen (while codex starts) and show it."""
+        painted = asyncio.Event()
+        self.call_after_refresh(painted.set)
+        await painted.wait()
         await asyncio.to_thread(importlib.import_module, "tui.backend")
         self._bridge = self._run_engine()
         main_screen = await asyncio.to_thread(importlib.import_module, "tui.screens.main")
