@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
@@ -266,8 +267,13 @@ class MainScreen(Screen[None]):
         self.query_one(Composer).focus()
 
     def _transcript(self, conversation_id: str) -> Transcript | None:
-        found = self.query(f"#transcript-{conversation_id}")
-        return found.first(Transcript) if found else None
+        # Looked up among the switcher's children by id: a query would walk every widget of
+        # every transcript, on each batch of events (a quarter of the time with 8 streams).
+        switcher = self.query_one("#transcripts", ContentSwitcher)
+        try:
+            return switcher.get_child_by_id(f"transcript-{conversation_id}", Transcript)
+        except NoMatches:
+            return None
 
     async def _show_created(self, conversation_id: str) -> None:
         """Show a conversation a command just made (its transcript may not exist yet)."""
