@@ -207,7 +207,7 @@ class Engine:
             )
             if early is not None and early.launch == launch:
                 connection, early = spawn(spawned=early), None
-        if early is not None:  # started for other settings than these
+        if early is not None:  # not taken up: started otherwise than these settings ask
             await anyio.to_thread.run_sync(early.close)
         if connection is None and reopen is not None:
             connection = reopen()
