@@ -86,9 +86,10 @@ def spawn(launch: Launch) -> Spawned:
 
 
 class OutputStream(ByteReceiveStream):
-    """Codex's stdout or stderr, read straight from its socket: a read takes all that has
-    come. (anyio's socket stream takes one chunk a read and stops reading in between: a
-    20k-token answer streamed about 10% slower than through a pipe.)"""
+    """Codex's stdout or stderr, read straight from its socket: a read takes what has come,
+    up to `OUTPUT_READ_BYTES`, once the rest of the app has had its turn. (anyio's socket
+    stream stops the reading between two reads: a 20k-token answer came about 10% slower
+    than through a pipe.)"""
 
     def __init__(self, end: socket.socket) -> None:
         end.setblocking(False)
