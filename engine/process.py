@@ -27,7 +27,9 @@ EXIT_WAIT_SECONDS = 2.0
 """How long to wait for the exit code after stdout closes, and for each step of closing."""
 OUTPUT_READ_BYTES = 64 * 1024
 """The most taken from codex's output in one read (what a pipe holds): about 250 of its
-messages, parsed in one step of the event loop."""
+messages, parsed in one step of the event loop. Smaller reads keep keys waiting less while an
+answer streams fast, but slow the stream (16 KB: keystroke p99 67 against 85 ms, and 10 MB of
+command output shown in 1.7 s against 0.95 s)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
