@@ -245,9 +245,12 @@ def head_start(
     settings: Settings, binary: Path, demo: bool
 ) -> tuple[DemoPlace | None, Spawned | None]:
     """Codex's app-server spawned as the engine will ask (and for the demo, where it runs),
-    so that it starts while codex-deck imports; nothing if it cannot be run (the engine
-    then says why)."""
-    place = DemoPlace.make() if demo else None
+    so that it starts while codex-deck imports; nothing if that fails (the engine then
+    tries again, and says why)."""
+    try:
+        place = DemoPlace.make() if demo else None
+    except OSError:
+        return None, None
     if place is not None:
         settings = offline_settings(settings, place, place.home)
     cwd = place.workspace if place is not None else settings.codex.cwd or Path.cwd()
