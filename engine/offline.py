@@ -58,6 +58,10 @@ class DemoPlace:
     def base_url(self) -> str:
         return local_url(self.port)
 
+    def settings(self, base: Settings) -> Settings:
+        """`base` with codex run here, on the scripted model at this place's socket."""
+        return offline_settings(base, self, self.home)
+
     def close(self) -> None:
         self.listener.close()
         self.scratch.cleanup()

@@ -20,7 +20,7 @@ from engine.events import (
 )
 from engine.fanout import Subscription
 from engine.interactions import Answer
-from engine.offline import DemoPlace, offline_settings
+from engine.offline import DemoPlace
 from engine.outputs import KeptOutput
 from engine.process import Spawned
 from engine.protocol import ModelInfo
@@ -166,8 +166,8 @@ def demo_backend(
         where, started = place or DemoPlace.make(), early
         place = early = None  # for the first opening only
         try:
-            async with run_scripted_model(bound=where.listener) as model:
-                offline = offline_settings(settings, model, where.home)
+            async with run_scripted_model(bound=where.listener):
+                offline = where.settings(settings)
                 async with Engine.open(offline, cwd=where.workspace, early=started) as engine:
                     yield engine
         finally:

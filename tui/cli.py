@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
 from engine.launch import launch_for
-from engine.offline import DemoPlace, offline_settings
+from engine.offline import DemoPlace
 from engine.process import Spawned, spawn
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
 from engine.version import __version__
@@ -252,7 +252,7 @@ def head_start(
     except OSError:
         return None, None
     if place is not None:
-        settings = offline_settings(settings, place, place.home)
+        settings = place.settings(settings)
     cwd = place.workspace if place is not None else settings.codex.cwd or Path.cwd()
     try:
         return place, spawn(launch_for(settings, binary, cwd))

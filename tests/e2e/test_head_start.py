@@ -11,7 +11,7 @@ from engine.binary import find_codex
 from engine.engine import Engine
 from engine.launch import Launch, launch_for
 from engine.offline import offline_settings
-from engine.process import spawn
+from engine.process import Spawned, spawn
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.e2e.eventlog import recording
@@ -19,11 +19,16 @@ from tests.e2e.eventlog import recording
 pytestmark = pytest.mark.anyio
 
 
+def spawned_for(settings: Settings, cwd: Path) -> Spawned:
+    """codex spawned as the engine would start it for `settings` in `cwd`."""
+    return spawn(launch_for(settings, find_codex(None).path, cwd))
+
+
 async def test_codex_spawned_early_is_taken_up_and_answers(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path
 ) -> None:
     settings = offline_settings(Settings(), scripted_model, codex_home)
-    early = spawn(launch_for(settings, find_codex(None).path, workspace))
+    early = spawned_for(settings, workspace)
     async with Engine.open(settings, cwd=workspace, early=early) as engine:
         assert engine.app_server_pid == early.popen.pid
         async with recording(engine) as log:
@@ -39,7 +44,7 @@ async def test_codex_spawned_for_other_settings_is_ended_and_a_fitting_one_start
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path
 ) -> None:
     settings = offline_settings(Settings(), scripted_model, codex_home)
-    elsewhere = spawn(launch_for(settings, find_codex(None).path, codex_home))
+    elsewhere = spawned_for(settings, codex_home)
     async with Engine.open(settings, cwd=workspace, early=elsewhere) as engine:
         assert elsewhere.popen.poll() is not None
         assert engine.app_server_pid not in (None, elsewhere.popen.pid)

@@ -9,7 +9,7 @@ import pytest
 from engine.binary import find_codex
 from engine.engine import Engine
 from engine.launch import launch_for
-from engine.offline import DemoPlace, offline_settings
+from engine.offline import DemoPlace
 from engine.process import spawn
 from engine.settings import Settings
 from tui.backend import demo_backend
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.anyio
 
 async def test_the_demo_takes_up_its_head_start_and_removes_its_place() -> None:
     place = DemoPlace.make()
-    offline = offline_settings(Settings(), place, place.home)
+    offline = place.settings(Settings())
     early = spawn(launch_for(offline, find_codex(None).path, place.workspace))
     opener = demo_backend(Settings(), place, early)
     async with opener() as backend:
