@@ -15,7 +15,6 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Static
 
 from engine.errors import CodexDeckError
@@ -41,6 +40,7 @@ from tui.entries import CommandEntry
 from tui.pager import output_file, page
 from tui.replay import ReplayBackend
 from tui.screens.models import ModelPicker
+from tui.screens.paced import PacedScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
@@ -75,7 +75,7 @@ class AttentionNeeded(Message):
     text: str
 
 
-class MainScreen(Screen[None]):
+class MainScreen(PacedScreen):
     BINDINGS = [
         Binding("ctrl+n", "new_conversation", "New", id="conversation.new"),
         Binding("ctrl+down,alt+down", "next_conversation(1)", "Next", id="conversation.next"),
