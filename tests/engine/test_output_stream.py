@@ -1,5 +1,5 @@
-"""Reading codex's output from its socket: a read takes what has come (up to a pipe's worth),
-the end of the output ends the stream, and closing wakes a read that waits."""
+"""Reading codex's output from its socket: a read takes in all that has come and hands on a
+slice of it, the end of the output ends the stream, and closing wakes a read that waits."""
 
 from __future__ import annotations
 
@@ -8,25 +8,51 @@ import socket
 import anyio
 import pytest
 
-from engine.process import OUTPUT_READ_BYTES, OutputStream
+from engine.process import OUTPUT_SLICE_BYTES, OutputStream
 
 pytestmark = pytest.mark.anyio
 
 
-async def test_a_read_takes_what_has_come_up_to_a_pipes_worth_then_the_end() -> None:
+async def test_a_read_hands_on_a_slice_at_most_then_the_rest_in_order_then_the_end() -> None:
     ours, theirs = socket.socketpair()
-    sent = bytes(range(256)) * (OUTPUT_READ_BYTES // 256 + 100)  # more than one read takes
+    sent = bytes(range(256)) * (OUTPUT_SLICE_BYTES // 256 + 100)  # more than one slice
     theirs.sendall(sent)
     theirs.close()
     stream = OutputStream(ours)
-    first = await stream.receive(4 * OUTPUT_READ_BYTES)
-    assert len(first) == OUTPUT_READ_BYTES
+    first = await stream.receive(4 * OUTPUT_SLICE_BYTES)
+    assert len(first) == OUTPUT_SLICE_BYTES
     rest = b""
     while len(first) + len(rest) < len(sent):
-        rest += await stream.receive(4 * OUTPUT_READ_BYTES)
+        rest += await stream.receive(4 * OUTPUT_SLICE_BYTES)
     assert first + rest == sent
     with pytest.raises(anyio.EndOfStream):
         await stream.receive()
+    await stream.aclose()
+
+
+def fill(end: socket.socket) -> int:
+    """Write to `end` until the socket holds no more; how many bytes it took."""
+    written = 0
+    while True:
+        try:
+            written += end.send(bytes(4096))
+        except BlockingIOError:
+            return written
+
+
+async def test_a_read_takes_in_all_that_has_come_so_codex_can_write_on() -> None:
+    ours, theirs = socket.socketpair()
+    theirs.setblocking(False)
+    held = fill(theirs)
+    assert held > 4 * OUTPUT_SLICE_BYTES
+    stream = OutputStream(ours)
+    assert len(await stream.receive()) == OUTPUT_SLICE_BYTES
+    assert fill(theirs) > held // 2  # room again for about as much as the socket held
+    theirs.close()
+    taken = OUTPUT_SLICE_BYTES
+    while taken <= held:
+        taken += len(await stream.receive())
+    assert taken > held
     await stream.aclose()
 
 
