@@ -59,6 +59,7 @@ class ConversationList(OptionList):
         self._order: list[str] = []
         self.current: str | None = None
         """The conversation in view."""
+        self._shown: list[tuple[str | None, Text]] = []
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._tick)
@@ -92,20 +93,34 @@ class ConversationList(OptionList):
             self._rebuild()
 
     def _rebuild(self) -> None:
-        options: list[Option | None] = []
-        for group in GROUPS:
-            members = [i for i in self.listed() if group_of(self._infos[i]) == group]
-            if not members:
-                continue
-            options.append(Option(Text(group.upper(), style="bold dim"), disabled=True))
-            options.extend(Option(self._label(self._infos[i]), id=i) for i in members)
-        self.clear_options()
-        self.add_options(options)
+        rows = self._rows()
+        if [key for key, _ in rows] == [key for key, _ in self._shown]:
+            # The same rows in the same order (a state or a clock changed): new labels only.
+            # A full rebuild lays the screen out again and re-draws every row.
+            for index, (row, label) in enumerate(zip(rows, self._shown, strict=True)):
+                if row[1] != label[1]:
+                    self.replace_option_prompt_at_index(index, row[1])
+        else:
+            options = [Option(label, id=key, disabled=key is None) for key, label in rows]
+            self.clear_options()
+            self.add_options(options)
+        self._shown = rows
         if self.current is not None:
             try:
                 self.highlighted = self.get_option_index(self.current)
             except Exception:
                 self.highlighted = None
+
+    def _rows(self) -> list[tuple[str | None, Text]]:
+        """Each row's conversation (None for a group's heading) and label."""
+        rows: list[tuple[str | None, Text]] = []
+        for group in GROUPS:
+            members = [i for i in self.listed() if group_of(self._infos[i]) == group]
+            if not members:
+                continue
+            rows.append((None, Text(group.upper(), style="bold dim")))
+            rows.extend((i, self._label(self._infos[i])) for i in members)
+        return rows
 
     def _label(self, info: ConversationInfo) -> Text:
         label = Text()

@@ -1,0 +1,65 @@
+"""The conversation list: a change that keeps every row in its place only relabels rows; one
+that moves a conversation to another group lists it there."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.app import App, ComposeResult
+
+from engine.events import ConversationInfo
+from tui.widgets.conversation_list import ConversationList
+
+pytestmark = pytest.mark.anyio
+
+
+class ListApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationList()
+
+
+def info(conversation_id: str, state: str = "running") -> ConversationInfo:
+    return ConversationInfo(
+        id=conversation_id,
+        title=f"conversation {conversation_id}",
+        cwd="/",
+        state=state,  # type: ignore[arg-type]
+        thread_id=None,
+        generation=0,
+        queued=0,
+        pending_interactions=0,
+        archived=False,
+        turn_id=None,
+        turn_started_at=None,
+    )
+
+
+def rows(listed: ConversationList) -> list[tuple[str | None, str]]:
+    options = [listed.get_option_at_index(n) for n in range(listed.option_count)]
+    return [(option.id, str(option.prompt)) for option in options]
+
+
+async def test_a_new_state_in_the_same_group_relabels_its_row_and_rebuilds_nothing() -> None:
+    app = ListApp()
+    async with app.run_test():
+        listed = app.query_one(ConversationList)
+        for conversation_id in ("a", "b"):
+            listed.update_conversation(info(conversation_id))
+        before = [listed.get_option_at_index(n) for n in range(listed.option_count)]
+
+        listed.update_conversation(info("b", "stopping"))  # still running, as a group
+
+        after = [listed.get_option_at_index(n) for n in range(listed.option_count)]
+        assert all(old is new for old, new in zip(before, after, strict=True))
+        assert "stopping" in rows(listed)[2][1]
+        assert "running" in rows(listed)[1][1]
+
+        listed.update_conversation(replace(info("a"), state="idle"))
+
+        assert [(key, label.split("\n")[0]) for key, label in rows(listed)] == [
+            (None, "RUNNING"),
+            ("b", "■ conversation b"),
+            (None, "IDLE"),
+            ("a", "· conversation a"),
+        ]
