@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 from textual.app import App, ComposeResult
 
-from engine.events import ConversationInfo
+from bench.figures import idle_conversation
+from engine.events import ConversationInfo, ConversationState
 from tui.widgets.conversation_list import ConversationList
 
 pytestmark = pytest.mark.anyio
@@ -19,19 +20,9 @@ class ListApp(App[None]):
         yield ConversationList()
 
 
-def info(conversation_id: str, state: str = "running") -> ConversationInfo:
-    return ConversationInfo(
-        id=conversation_id,
-        title=f"conversation {conversation_id}",
-        cwd="/",
-        state=state,  # type: ignore[arg-type]
-        thread_id=None,
-        generation=0,
-        queued=0,
-        pending_interactions=0,
-        archived=False,
-        turn_id=None,
-        turn_started_at=None,
+def info(conversation_id: str, state: ConversationState = "running") -> ConversationInfo:
+    return replace(
+        idle_conversation(conversation_id, f"conversation {conversation_id}"), state=state
     )
 
 
@@ -55,7 +46,7 @@ async def test_a_new_state_in_the_same_group_relabels_its_row_and_rebuilds_nothi
         assert "stopping" in rows(listed)[2][1]
         assert "running" in rows(listed)[1][1]
 
-        listed.update_conversation(replace(info("a"), state="idle"))
+        listed.update_conversation(info("a", "idle"))
 
         assert [(key, label.split("\n")[0]) for key, label in rows(listed)] == [
             (None, "RUNNING"),

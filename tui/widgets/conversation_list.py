@@ -97,9 +97,9 @@ class ConversationList(OptionList):
         if [key for key, _ in rows] == [key for key, _ in self._shown]:
             # The same rows in the same order (a state or a clock changed): new labels only.
             # A full rebuild lays the screen out again and re-draws every row.
-            for index, (row, label) in enumerate(zip(rows, self._shown, strict=True)):
-                if row[1] != label[1]:
-                    self.replace_option_prompt_at_index(index, row[1])
+            for index, ((_, label), (_, shown)) in enumerate(zip(rows, self._shown, strict=True)):
+                if label != shown:
+                    self.replace_option_prompt_at_index(index, label)
         else:
             options = [Option(label, id=key, disabled=key is None) for key, label in rows]
             self.clear_options()
