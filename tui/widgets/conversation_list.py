@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -114,10 +115,7 @@ class ConversationList(OptionList):
     def _rows(self) -> list[tuple[str | None, Text]]:
         """Each row's conversation (None for a group's heading) and label."""
         rows: list[tuple[str | None, Text]] = []
-        for group in GROUPS:
-            members = [i for i in self.listed() if group_of(self._infos[i]) == group]
-            if not members:
-                continue
+        for group, members in itertools.groupby(self.listed(), lambda i: group_of(self._infos[i])):
             rows.append((None, Text(group.upper(), style="bold dim")))
             rows.extend((i, self._label(self._infos[i])) for i in members)
         return rows
