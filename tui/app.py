@@ -31,6 +31,7 @@ from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
 from tui.screens.confirm import ConfirmScreen
+from tui.screens.paced import KeysFirstApp
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
 
@@ -64,7 +65,7 @@ EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
 
-class CodexDeckApp(App[None]):
+class CodexDeckApp(KeysFirstApp):
     """Conversations with Codex in the terminal. The engine is opened by `open_backend`."""
 
     TITLE = "codex-deck"

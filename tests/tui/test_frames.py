@@ -12,6 +12,8 @@ from engine.events import ItemDelta, ItemStarted
 from engine.protocol import AgentMessageItem
 from tests.tui.conftest import until
 from tui.entries import AgentEntry
+from tui.screens import paced
+from tui.screens.paced import KeysFirstApp, PacedScreen
 from tui.widgets.message import AgentMessage
 from tui.widgets.transcript import (
     BUSY_FRAME_SECONDS,
@@ -76,3 +78,58 @@ async def test_frames_slow_down_while_the_program_is_behind_and_speed_up_after()
         assert answer.text == "Hello there, and welcome"
         assert isinstance(answer.widget, AgentMessage)
         assert answer.widget.render_line(0).text.strip() == answer.text
+
+
+class TranscriptScreen(PacedScreen):
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__()
+        self.transcript = transcript
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+
+
+class PacedTranscript(KeysFirstApp):
+    def __init__(self) -> None:
+        super().__init__()
+        self.transcript = Transcript("c", "")
+
+    def on_mount(self) -> None:
+        self.push_screen(TranscriptScreen(self.transcript))
+
+
+async def test_streamed_text_waits_while_a_key_typed_is_not_painted_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(paced, "KEY_FIRST_SECONDS", 60.0)
+    flushes = 0
+    flush = Transcript._flush
+
+    async def counted(transcript: Transcript) -> None:
+        nonlocal flushes
+        flushes += 1
+        await flush(transcript)
+
+    monkeypatch.setattr(Transcript, "_flush", counted)
+    app = PacedTranscript()
+    async with app.run_test() as pilot:
+        transcript = app.transcript
+        screen = transcript.screen
+        assert isinstance(screen, PacedScreen)
+        started = ItemStarted(
+            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
+        )
+        await transcript.apply([started, delta(2, "Hello")])
+        await until(pilot, lambda: transcript.settled, "the first words are drawn")
+
+        screen.key_coming()
+        await transcript.apply([delta(3, " there")])
+        await until(pilot, lambda: flushes >= 4, "the transcript tries to draw three times more")
+        answer = transcript.entries[-1]
+        assert isinstance(answer.widget, AgentMessage)
+        assert answer.widget.render_line(0).text.strip() == "Hello"
+        assert not transcript.settled
+
+        screen.key_taken()
+        await until(pilot, lambda: transcript.settled, "the text follows the key's frame")
+        assert answer.widget.render_line(0).text.strip() == "Hello there"

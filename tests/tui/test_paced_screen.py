@@ -7,11 +7,13 @@ import time
 
 import anyio
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.widget import Widget
+from textual.widgets import Input
 
 from tui.screens import paced
-from tui.screens.paced import PacedScreen
+from tui.screens.paced import KeysFirstApp, PacedScreen
 
 pytestmark = pytest.mark.anyio
 
@@ -67,3 +69,53 @@ async def test_a_screen_that_keeps_changing_paints_no_more_than_its_share_of_the
     # Textual alone paints this one about every 2.5 drawings (50 ms); paced, a frame waits
     # for five times the last one (over 100 ms: the drawing and the rest of the frame).
     assert apart[len(apart) // 2] >= 0.8 * DRAW_SECONDS / SHARE, apart
+
+
+class TypedTicker(Ticker):
+    """A Ticker that notes, at each drawing, what the input beside it holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[float, str]] = []
+        self.fresh = anyio.Event()
+
+    def render(self) -> str:
+        shown = super().render()
+        self.seen.append((time.perf_counter(), self.screen.query_one(Input).value))
+        self.fresh.set()
+        return shown
+
+
+class TypingScreen(PacedScreen):
+    def compose(self) -> ComposeResult:
+        yield TypedTicker()
+        yield Input()
+
+
+class TypingApp(KeysFirstApp):
+    def on_mount(self) -> None:
+        self.push_screen(TypingScreen())
+
+
+async def test_a_key_typed_is_painted_at_once_not_when_the_frame_budget_allows(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Frames of the ever-changing ticker come 20 drawings apart (some 400 ms); a key
+    # typed just after one is painted long before the next would be due.
+    monkeypatch.setattr(paced, "FRAME_SHARE", 1 / 20)
+    app = TypingApp()
+    async with app.run_test():
+        ticker = app.screen.query_one(TypedTicker)
+        app.screen.query_one(Input).focus()
+        with anyio.fail_after(10):
+            for _ in range(2):
+                ticker.fresh = anyio.Event()
+                await ticker.fresh.wait()
+            typed = time.perf_counter()
+            app.post_message(events.Key("x", "x"))
+            while not ticker.seen or ticker.seen[-1][1] != "x":
+                ticker.fresh = anyio.Event()
+                await ticker.fresh.wait()
+    painted = ticker.seen[-1][0] - typed
+    budget = 20 * DRAW_SECONDS
+    assert painted < budget / 2, f"painted {painted * 1000:.0f} ms after the key"

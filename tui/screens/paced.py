@@ -1,10 +1,13 @@
 """A screen that spends at most a share of the time painting, so that keys and the engine's
-events are taken in between frames however fast an answer streams."""
+events are taken in between frames however fast an answer streams; and an app whose keys
+typed are painted first, in a frame of their own if they can be."""
 
 from __future__ import annotations
 
 import time
 
+from textual import events
+from textual.app import App
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.timer import Timer
 
@@ -13,15 +16,52 @@ FRAME_SHARE = 1 / 3
 that took 20 ms the next one waits until 60 ms after its start. A frame of a few ms (a key
 typed while nothing streams) paints at the usual 60 a second."""
 
+KEY_FIRST_SECONDS = 0.1
+"""The longest a frame waits for a key on its way to the focused widget."""
+
 
 class PacedScreen(Screen[None]):
     """Paints as Textual's screen does, except that a frame asked for too soon after a long
-    one waits for the update timer's next tick past the budget."""
+    one waits for the update timer's next tick past the budget, and that a key typed goes
+    first (`KeysFirstApp`)."""
 
     def __init__(self) -> None:
         super().__init__()
         self._paced_timer: Timer | None = None
         self._next_frame_at = 0.0
+        self._keys_coming = 0
+        self._key_since = 0.0
+        self._key_to_paint = False
+        self.painted = 0
+        """How many ticks of its update timer have painted (a frame, when anything had
+        changed)."""
+
+    @property
+    def keys_first(self) -> bool:
+        """A key typed is not painted yet (for KEY_FIRST_SECONDS at most): other changes
+        had better wait for the frame that shows it, which they would make longer."""
+        waiting = self._keys_coming > 0 or self._key_to_paint
+        return waiting and time.perf_counter() - self._key_since < KEY_FIRST_SECONDS
+
+    def key_coming(self) -> None:
+        """A key is on its way to the focused widget: the next frame waits until `key_taken`."""
+        if not self.keys_first:
+            self._keys_coming, self._key_since = 0, time.perf_counter()
+        self._keys_coming += 1
+
+    def key_taken(self) -> None:
+        """The focused widget has taken a key (call it from the widget's queue, after the
+        key). The note goes to this screen's queue; what the key changed follows it there
+        when the widget next idles, just after. Once all keys are taken, the next tick
+        paints."""
+        self.call_later(self._key_shown_next)
+
+    def _key_shown_next(self) -> None:
+        self._keys_coming = max(self._keys_coming - 1, 0)
+        if not self._keys_coming:
+            self._key_to_paint = True
+            self._next_frame_at = 0.0
+            self._update_timer.resume()  # a key that changed nothing still ends the wait
 
     @property
     def _update_timer(self) -> Timer:
@@ -34,7 +74,27 @@ class PacedScreen(Screen[None]):
 
     def _paced_update(self) -> None:
         started = time.perf_counter()
-        if started < self._next_frame_at:
+        if self._keys_coming and self.keys_first:
             return  # the timer stays on and ticks again one period later
+        if started < self._next_frame_at:
+            return
         self._on_timer_update()
+        self._key_to_paint = False
+        self.painted += 1
         self._next_frame_at = started + (time.perf_counter() - started) / FRAME_SHARE
+
+
+class KeysFirstApp(App[None]):
+    """An app whose keys go first on a paced screen: the screen paints none of its frames
+    between a key's arrival and the focused widget taking it (that frame would not show
+    the key), and paints the next one at once, past its budget."""
+
+    async def on_event(self, event: events.Event) -> None:
+        screen = self.screen if isinstance(event, events.Key) and not event.is_forwarded else None
+        if not isinstance(screen, PacedScreen):
+            await super().on_event(event)
+            return
+        taker = self.focused or screen
+        screen.key_coming()
+        await super().on_event(event)
+        taker.call_later(screen.key_taken)

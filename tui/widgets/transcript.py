@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from textual.containers import VerticalScroll
+from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -48,6 +49,7 @@ from tui.entries import (
     TurnEntry,
     UserEntry,
 )
+from tui.screens.paced import PacedScreen
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
@@ -419,6 +421,13 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def _flush(self) -> None:
         self._flush_scheduled = False
+        screen = self.screen
+        if isinstance(screen, PacedScreen) and screen.keys_first:
+            # A key typed paints first, in a frame kept short; the text follows a tick later.
+            self._flush_scheduled = True
+            self._flush_due = time.perf_counter() + UPDATE_PERIOD
+            self.set_timer(UPDATE_PERIOD, self._flush)
+            return
         late = time.perf_counter() - self._flush_due > LATE_SECONDS
         self._frame = BUSY_FRAME_SECONDS if late else FRAME_SECONDS
         if not self.display:
