@@ -1,6 +1,7 @@
 """TUI figures: start to first paint and to ready, a 20,000-token answer through the UI against
-the engine alone (side by side), the event loop's longest stall while it streams, and the
-app's memory: idle, after a 2,000-item conversation, and with ten of them.
+the engine alone (side by side), the event loop's longest stall while it streams, keys typed
+meanwhile (to the composer, to the echo painted), and the app's memory: idle, after a
+2,000-item conversation, and with ten of them.
 
 Run: `.venv/bin/python -m bench.tui_figures`. Prints a table and merges into bench/results.json.
 """
