@@ -231,29 +231,32 @@ async def echo_ms(
 ) -> float:
     """Hand the app one key as the terminal driver does; milliseconds until the composer has
     it (then 50 ms of rest). With `painted`, also add to it the milliseconds until the end of
-    the first frame painted after the composer took it (the frame that shows it)."""
+    the first frame painted after the composer took it (the frame that shows it: Textual
+    writes it to the terminal as it ends)."""
     typed = len(composer.text)
-    frames_then: list[int] = []
+    taken: list[tuple[float, int]] = []
 
-    def note_the_frames(_: Message) -> None:
-        # Called as the composer finishes each message: the frames painted before it took
-        # the key (a frame cannot run while the composer takes a key).
-        if not frames_then and len(composer.text) != typed:
-            frames_then.append(app.main.painted)
+    def note_when_taken(_: Message) -> None:
+        # Called as the composer finishes each message: when it took the key, and how many
+        # frames had been painted then (none can run while the composer takes a key).
+        if not taken and len(composer.text) != typed:
+            taken.append((time.perf_counter(), app.main.painted))
 
-    composer.message_signal.subscribe(composer, note_the_frames, immediate=True)
+    composer.message_signal.subscribe(composer, note_when_taken, immediate=True)
     started = time.perf_counter()
     app.post_message(events.Key("x", "x"))
-    while len(composer.text) == typed:  # noqa: ASYNC110 - polling is the measure
+    while not taken:  # noqa: ASYNC110 - polling is the measure
         await anyio.sleep(0.001)
-    took = (time.perf_counter() - started) * 1000
     composer.message_signal.unsubscribe(composer)
+    taken_at, frames = taken[0]
     if painted is not None:
-        while app.main.painted <= frames_then[0]:  # noqa: ASYNC110 - polling is the measure
+        while app.main.painted <= frames:  # noqa: ASYNC110 - polling is the measure
             await anyio.sleep(0.001)
-        painted.append((time.perf_counter() - started) * 1000)
+        # The frame's end, unless another one came before this poll (then the poll's time).
+        one = app.main.painted == frames + 1
+        painted.append(((app.main.painted_at if one else time.perf_counter()) - started) * 1000)
     await anyio.sleep(0.05)
-    return took
+    return (taken_at - started) * 1000
 
 
 def percentile(values: list[float], share: float) -> float:
