@@ -33,8 +33,9 @@ class PacedScreen(Screen[None]):
         self._key_since = 0.0
         self._key_to_paint = False
         self.painted = 0
-        """How many ticks of its update timer have painted (a frame, when anything had
-        changed)."""
+        """How many times the screen has painted (a frame, when anything had changed)."""
+        self.painted_at = 0.0
+        """When the last of them ended (`time.perf_counter()`)."""
 
     @property
     def keys_first(self) -> bool:
@@ -52,16 +53,19 @@ class PacedScreen(Screen[None]):
     def key_taken(self) -> None:
         """The focused widget has taken a key (call it from the widget's queue, after the
         key). The note goes to this screen's queue; what the key changed follows it there
-        when the widget next idles, just after. Once all keys are taken, the next tick
-        paints."""
+        when the widget next idles, just after. Once all keys are taken, the screen paints
+        as soon as that is in."""
         self.call_later(self._key_shown_next)
 
     def _key_shown_next(self) -> None:
         self._keys_coming = max(self._keys_coming - 1, 0)
         if not self._keys_coming:
             self._key_to_paint = True
-            self._next_frame_at = 0.0
-            self._update_timer.resume()  # a key that changed nothing still ends the wait
+            self.call_later(self._paint_keys)  # behind what the keys changed
+
+    def _paint_keys(self) -> None:
+        if self._key_to_paint and not self._keys_coming:
+            self._paint()
 
     @property
     def _update_timer(self) -> Timer:
@@ -73,15 +77,18 @@ class PacedScreen(Screen[None]):
         return self._paced_timer
 
     def _paced_update(self) -> None:
-        started = time.perf_counter()
         if self._keys_coming and self.keys_first:
             return  # the timer stays on and ticks again one period later
-        if started < self._next_frame_at:
-            return
+        if time.perf_counter() >= self._next_frame_at:
+            self._paint()
+
+    def _paint(self) -> None:
+        started = time.perf_counter()
         self._on_timer_update()
         self._key_to_paint = False
         self.painted += 1
-        self._next_frame_at = started + (time.perf_counter() - started) / FRAME_SHARE
+        self.painted_at = time.perf_counter()
+        self._next_frame_at = started + (self.painted_at - started) / FRAME_SHARE
 
 
 class KeysFirstApp(App[None]):
