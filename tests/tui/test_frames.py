@@ -1,5 +1,6 @@
 """Streamed text is drawn thirty times a second, and ten times a second while the program is
-behind: a stream that outruns the machine costs fewer frames, and keys get the time."""
+behind: a stream that outruns the machine costs fewer frames, and keys get the time. While a
+key typed is not painted yet, streamed text waits, so that the key's frame is short."""
 
 from __future__ import annotations
 
