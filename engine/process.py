@@ -35,6 +35,7 @@ OUTPUT_BACKLOG_BYTES = 16 * 1024 * 1024
 """The most of codex's output taken in ahead of its handling; beyond it codex's writes wait.
 A flood read slowly once lost some of codex's output deltas; a 10 MB flood fits."""
 DRAIN_READ_BYTES = 256 * 1024
+"""How much of codex's output one read from its socket takes while it is taken in."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

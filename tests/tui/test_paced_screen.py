@@ -1,4 +1,5 @@
-"""While the screen changes without pause, frames take at most their share of the time."""
+"""While the screen changes without pause, frames take at most their share of the time; a
+key typed is painted at once, not when the share allows."""
 
 from __future__ import annotations
 
