@@ -1,7 +1,8 @@
 """codex-deck side by side with the Codex CLI's own TUI (the `codex` binary of the same
 wheel), both in a 120×36 pty on the same scripted model, in one run:
 
-- start → first paint and start → ready to type;
+- start → first paint and start → ready to type; and, for the floor under codex-deck's
+  figure, start → ready of a minimal Textual app on codex-deck's engine (bench.engine_floor);
 - the 20,000-token answer: seconds from Enter to the turn's end on screen, and the CPU time
   it took (the whole process tree: codex-deck with its app-server; codex's TUI, which runs
   its engine in-process), per 1,000 agent-message deltas.
@@ -131,6 +132,8 @@ Markers = tuple[bytes, bytes, bytes]
 """What shows on the first paint, when the app is ready to type, and when a turn ended."""
 OURS: Markers = (b"palette", b"offline demo", b"turn completed")
 THEIRS: Markers = (b"OpenAI Codex", b"Ask Codex to do anything", b"Worked for")
+FLOOR_READY = b"engine up"
+"""What bench.engine_floor shows once its engine is up."""
 
 
 def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -> Any:
@@ -156,6 +159,17 @@ def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -
         app.close()
 
 
+def floor_ready(model_url: str, env: dict[str, str], cwd: Path) -> float:
+    """Seconds from start until bench.engine_floor (a minimal Textual app on the engine) shows
+    its engine up."""
+    argv = [sys.executable, "-m", "bench.engine_floor", model_url, str(cwd)]
+    app = Pty(argv, env, Path(__file__).resolve().parent.parent)
+    try:
+        return app.wait_for(FLOOR_READY)
+    finally:
+        app.close()
+
+
 def main() -> None:
     deltas = answer_deltas()
     compile_sources()
@@ -170,7 +184,7 @@ def main() -> None:
             root = Path(scratch)
             (root / "ws").mkdir()
             config = root / "config.toml"
-            ours, theirs = [], []
+            ours, theirs, floor = [], [], []
             for run in range(RUNS):
                 home = root / f"home-{run}"
                 home.mkdir()
@@ -190,6 +204,9 @@ def main() -> None:
                         OURS,
                     )
                 )
+                home = root / f"floor-home-{run}"
+                home.mkdir()
+                floor.append(floor_ready(url, {"CODEX_HOME": str(home)}, root / "ws"))
     finally:
         model.kill()
         model.wait()
@@ -202,9 +219,14 @@ def main() -> None:
         figures[f"{name}: CPU per 1,000 deltas"] = figure(
             [r[3] * 1000 / deltas * 1000 for r in runs], "ms"
         )
+    figures["Textual + the engine alone: start → ready"] = figure([f * 1000 for f in floor], "ms")
     print_table(figures)
     ratios = {
         "start → ready, codex-deck / Codex TUI": figures["codex-deck: start → ready"]["median"]
+        / figures["Codex TUI: start → ready"]["median"],
+        "start → ready, Textual + the engine alone / Codex TUI": figures[
+            "Textual + the engine alone: start → ready"
+        ]["median"]
         / figures["Codex TUI: start → ready"]["median"],
         "CPU per delta, codex-deck / Codex TUI": figures["codex-deck: CPU per 1,000 deltas"][
             "median"
