@@ -1,4 +1,5 @@
-"""The app-server process: killed mid-turn, refusing its config, and closed gracefully."""
+"""The app-server process: killed mid-turn, refusing its config, closed gracefully, and
+giving way to the app for the CPU."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import pytest
 from engine.appserver import spawn_app_server
 from engine.binary import find_codex
 from engine.errors import ConnectionClosed
+from engine.events import ItemCompleted
 from engine.launch import Launch
-from engine.process import AppServerProcess
+from engine.process import CODEX_NICE, AppServerProcess
 from engine.protocol import (
     AgentMessageDelta,
+    CommandExecutionItem,
     TextInput,
     ThreadListParams,
     ThreadListResult,
@@ -23,9 +26,24 @@ from engine.protocol import (
     TurnStartParams,
 )
 from engine.rpc import BadLine
-from tests.e2e.conftest import Codex
+from engine.scripted_model import load_script, run_scripted_model
+from engine.scripted_model.scenario import builtin_files
+from tests.e2e.conftest import Codex, open_engine
 
 pytestmark = pytest.mark.anyio
+
+GROUP_PROBE = """
+[[scenario]]
+name = "group-probe"
+description = "runs a command that prints its scheduling group"
+match = '(?i)\\bprobe the group\\b'
+
+[[scenario.reply]]
+exec = "cat /proc/self/autogroup"
+
+[[scenario.reply]]
+text = "done"
+"""
 
 
 async def test_killed_mid_turn_fails_pending_calls_at_once_naming_the_exit(codex: Codex) -> None:
@@ -108,3 +126,33 @@ async def test_requests_that_act_on_a_thread_wait_while_it_is_held(codex: Codex)
         assert codex.model.responses_requests() == []
         resumed.set()
     assert len(turns) == 1
+
+
+async def test_codex_gives_way_to_the_app_and_the_commands_it_runs_keep_their_priority(
+    codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "probe.toml"
+    scenario.write_text(GROUP_PROBE)
+    async with (
+        run_scripted_model(load_script([*builtin_files(), scenario])) as model,
+        open_engine(model, codex_home, workspace) as (engine, log),
+    ):
+        group = anyio.Path(f"/proc/{engine.app_server_pid}/autogroup")
+        if not await group.exists():
+            pytest.skip("this kernel has no per-session scheduling groups")
+        codex_group = (await group.read_text()).split()
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "probe the group")
+        await log.turn_completed(conversation.id)
+    commands = [
+        event.item
+        for event in log.of(ItemCompleted, conversation.id)
+        if isinstance(event.item, CommandExecutionItem)
+    ]
+    assert codex_group[1:] == ["nice", str(CODEX_NICE)]
+    assert len(commands) == 1
+    output = commands[0].aggregated_output or ""
+    # The line cat printed (a login shell may say other things first).
+    command_group = next(line for line in output.splitlines() if "autogroup-" in line).split()
+    assert command_group[0] != codex_group[0], "the command runs in a group of its own"
+    assert command_group[1:] == ["nice", "0"]
