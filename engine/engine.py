@@ -192,6 +192,7 @@ class Engine:
 
         Raises:
             CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
+            SettingsError: the working directory is not there.
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
         launch: Launch | None = None

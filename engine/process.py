@@ -19,7 +19,7 @@ import anyio
 import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 
-from engine.errors import CodexNotFound
+from engine.errors import CodexNotFound, SettingsError
 from engine.launch import Launch
 
 STDERR_LINES = 200
@@ -76,6 +76,7 @@ def spawn(launch: Launch) -> Spawned:
 
     Raises:
         CodexNotFound: the binary cannot be run.
+        SettingsError: the working directory is not there.
     """
     env = dict(os.environ)
     if launch.codex_home is not None:
@@ -95,6 +96,8 @@ def spawn(launch: Launch) -> Spawned:
     except OSError as error:
         for ours, _ in pairs:
             ours.close()
+        if not os.path.isdir(launch.cwd):
+            raise SettingsError(f"cannot start codex in {launch.cwd}: no such directory") from None
         raise CodexNotFound(f"cannot run {launch.binary}: {error.strerror}") from None
     finally:
         for _, theirs in pairs:
@@ -188,6 +191,7 @@ class AppServerProcess:
 
         Raises:
             CodexNotFound: the binary cannot be run.
+            SettingsError: the working directory is not there.
         """
         return await cls.adopt(spawn(launch))
 

@@ -157,6 +157,7 @@ def load_settings() -> tuple[Settings, list[str]]:
     try:
         settings = _read(Settings, _merged(data, _from_environment()), [])
         _check_provider(settings)
+        settings = _with_cwd_checked(settings)
     except _Invalid as invalid:
         raise SettingsError(_explain(invalid, path, data)) from None
     return settings, _unknown_keys(data, path)
@@ -168,6 +169,19 @@ def _check_provider(settings: Settings) -> None:
         known = ", ".join(sorted(settings.providers)) or "none are defined"
         problem = f"{name!r} names no [providers.{name}] table ({known})"
         raise _Invalid(["codex", "provider"], problem)
+
+
+def _with_cwd_checked(settings: Settings) -> Settings:
+    """The settings with `codex.cwd` (if set) expanded (`~`), once it is seen to be a
+    directory."""
+    cwd = settings.codex.cwd
+    if cwd is None:
+        return settings
+    if not cwd.expanduser().is_dir():
+        raise _Invalid(["codex", "cwd"], "is not a directory", str(cwd))
+    return dataclasses.replace(
+        settings, codex=dataclasses.replace(settings.codex, cwd=cwd.expanduser())
+    )
 
 
 def _read(section: type[Any], data: Any, location: list[str]) -> Any:

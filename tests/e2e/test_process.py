@@ -1,5 +1,5 @@
-"""The app-server process: killed mid-turn, refusing its config, closed gracefully, and
-giving way to the app for the CPU."""
+"""The app-server process: killed mid-turn, refusing its config, started in a directory that
+is not there, closed gracefully, and giving way to the app for the CPU."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ import pytest
 
 from engine.appserver import spawn_app_server
 from engine.binary import find_codex
-from engine.errors import ConnectionClosed
+from engine.errors import ConnectionClosed, SettingsError
 from engine.events import ItemCompleted
 from engine.launch import Launch
-from engine.process import CODEX_NICE, AppServerProcess
+from engine.process import CODEX_NICE, AppServerProcess, spawn
 from engine.protocol import (
     AgentMessageDelta,
     CommandExecutionItem,
@@ -126,6 +126,16 @@ async def test_requests_that_act_on_a_thread_wait_while_it_is_held(codex: Codex)
         assert codex.model.responses_requests() == []
         resumed.set()
     assert len(turns) == 1
+
+
+async def test_a_working_directory_that_is_not_there_is_named_not_the_binary(
+    codex_home: Path, tmp_path: Path
+) -> None:
+    gone = tmp_path / "gone"
+    launch = Launch(binary=find_codex(None).path, cwd=gone, codex_home=codex_home)
+    with pytest.raises(SettingsError) as caught:
+        spawn(launch)
+    assert str(caught.value) == f"cannot start codex in {gone}: no such directory"
 
 
 async def test_codex_gives_way_to_the_app_and_the_commands_it_runs_keep_their_priority(

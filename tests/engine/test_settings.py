@@ -166,3 +166,19 @@ def test_launch_keeps_codex_home_unless_set(tmp_path: Path) -> None:
     launch = launch_for(settings, Path("/bin/codex"), tmp_path)
     assert launch.codex_home == Path("~/elsewhere").expanduser()
     assert launch.argv()[:2] == ["/bin/codex", "app-server"]
+
+
+def test_a_cwd_is_expanded_and_must_be_a_directory(
+    isolated_settings: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "code").mkdir()
+    isolated_settings.write_text('[codex]\ncwd = "~/code"\n')
+    settings, _ = load_settings()
+    assert settings.codex.cwd == tmp_path / "code"
+    isolated_settings.write_text('[codex]\ncwd = "~/nowhere"\n')
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+    assert str(caught.value) == (
+        f"{isolated_settings}: codex.cwd: is not a directory (got '~/nowhere')"
+    )
