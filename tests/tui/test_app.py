@@ -172,7 +172,9 @@ async def test_ten_megabytes_of_output_keep_the_screen_bounded_and_open_whole(
         assert app.main.backend is not None
         kept = app.main.backend.command_output(app.main.current, cell.entry.key)
         assert path == kept.path
-        assert (await anyio.Path(path).stat()).st_size == kept.size > 10 * KEPT_OUTPUT_CHARS
+        # More than the screen keeps: codex passes on as much as 10 MB as deltas, or as
+        # little as its completed item's first MiB (it drops deltas under such a flood).
+        assert (await anyio.Path(path).stat()).st_size == kept.size > 4 * KEPT_OUTPUT_CHARS
         assert (await anyio.Path(path).read_text()).endswith(cell.output[-1000:])
 
 
