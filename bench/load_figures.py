@@ -24,7 +24,8 @@ from textual.pilot import Pilot
 from bench.figures import figure, print_table, save
 from bench.tui_figures import echo_ms, percentile, rss_mib, send, the_app
 from engine.engine import Engine
-from engine.events import TurnCompleted
+from engine.events import EngineEvent, ItemDelta, TurnCompleted
+from engine.fanout import Subscription
 from engine.offline import offline_settings
 from engine.scripted_model import load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
@@ -71,19 +72,33 @@ async def typing_while(
     return typed, painted
 
 
-async def flood(root: Path) -> tuple[tuple[list[float], list[float]], float, float]:
+async def flood(root: Path) -> tuple[tuple[list[float], list[float]], float, float, float]:
     """Keystroke latencies (to the composer, to the echo painted) while 10 MB of command
-    output streams, the RSS (MiB) after it, and the seconds until the command's cell shows
-    its end."""
+    output streams, the RSS (MiB) after it, the seconds until the command's cell shows its
+    end, and how many MB of the output came as deltas (codex drops some when a command
+    prints faster than they are sent)."""
     async with run_scripted_model() as model, the_app(root, model) as (app, pilot):
-        started = time.perf_counter()
-        await send(app, "flood the output")
-        transcript = shown(app, app.main.current or "")
-        typed = await typing_while(app, pilot, lambda: bool(transcript.query(TurnMarker)))
-        while not transcript.settled:
-            await pilot.pause(0.01)
-        took = time.perf_counter() - started
-        return typed, rss_mib(), took
+        assert app.main.backend is not None
+        streamed = 0
+
+        async def count(events: Subscription[EngineEvent]) -> None:
+            nonlocal streamed
+            with events:
+                async for event in events:
+                    if isinstance(event, ItemDelta) and event.kind == "command_output":
+                        streamed += len(event.text)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(count, app.main.backend.events())
+            started = time.perf_counter()
+            await send(app, "flood the output")
+            transcript = shown(app, app.main.current or "")
+            typed = await typing_while(app, pilot, lambda: bool(transcript.query(TurnMarker)))
+            while not transcript.settled:
+                await pilot.pause(0.01)
+            took = time.perf_counter() - started
+            tasks.cancel_scope.cancel()
+        return typed, rss_mib(), took, streamed / 1_000_000
 
 
 async def many_items(root: Path, store: Path) -> None:
@@ -199,13 +214,14 @@ def main() -> None:
         (root / "ws").mkdir()
         floods = [anyio.run(flood, root) for _ in range(RUNS)]
         figures["10 MB output: keystroke → composer, p99"] = figure(
-            [percentile(typed, 0.99) for (typed, _), _, _ in floods], "ms"
+            [percentile(typed, 0.99) for (typed, _), *_ in floods], "ms"
         )
         figures["10 MB output: keystroke → echo painted, p99"] = figure(
-            [percentile(painted, 0.99) for (_, painted), _, _ in floods], "ms"
+            [percentile(painted, 0.99) for (_, painted), *_ in floods], "ms"
         )
-        figures["10 MB output: RSS after it"] = figure([rss for _, rss, _ in floods], "MiB")
-        figures["10 MB output: sent → shown"] = figure([t * 1000 for _, _, t in floods], "ms")
+        figures["10 MB output: RSS after it"] = figure([rss for _, rss, _, _ in floods], "MiB")
+        figures["10 MB output: sent → shown"] = figure([t * 1000 for _, _, t, _ in floods], "ms")
+        figures["10 MB output: of it, came as deltas"] = figure([mb for *_, mb in floods], "MB")
 
         store = root / "store.sqlite3"
         anyio.run(many_items, root, store)
