@@ -42,6 +42,8 @@ class CommandOutputs:
         self._sizes: dict[Key, int] = {}
         self._paths: dict[Key, Path] = {}
         self._failed: dict[Key, str] = {}
+        self._filled_in: set[Key] = set()
+        """Commands whose file holds their completed item's output (`_fill_in`)."""
 
     def event(self, event: EngineEvent, turn_id: str | None = None) -> None:
         """Take a command's output delta, or close its file once the command completed."""
@@ -54,14 +56,16 @@ class CommandOutputs:
             self._fill_in(key, event.item.aggregated_output or "")
 
     def add(self, key: Key, text: str) -> None:
-        if key in self._failed:
+        """Add output to the command's file. Codex may send some after the command's item
+        completed: it goes to the end of the same file."""
+        if key in self._failed or key in self._filled_in:
             return
         size = self._sizes.setdefault(key, 0)
         if size >= self._limit:
             return
         data = text.encode("utf-8", "replace")
         try:
-            file = self._open.get(key) or self._create(key)
+            file = self._open.get(key) or self._reopen(key) or self._create(key)
             if size + len(data) >= self._limit:
                 data = data[: self._limit - size] + CUT_NOTE.format(limit=self._limit).encode()
             file.write(data)
@@ -74,8 +78,8 @@ class CommandOutputs:
     def _fill_in(self, key: Key, output: str) -> None:
         """Keep the output the command's completed item carries instead of what its deltas
         brought, when that is more. Codex drops output deltas when a command prints faster
-        than they are sent (for 10 MB printed at once, from about 1.4 MB of them to none, in
-        runs here), and its completed item carries the first MiB of the output."""
+        than they are sent (of 10 MB printed at once, none to 2.9 MB of them came, in runs
+        here), and its completed item carries the first MiB of the output."""
         if key in self._failed or len(output.encode("utf-8", "replace")) <= self._sizes.get(key, 0):
             return
         path = self._paths.get(key)
@@ -88,6 +92,7 @@ class CommandOutputs:
         self._sizes[key] = 0
         self.add(key, output)
         self._finish(key)
+        self._filled_in.add(key)  # output deltas that come later would not follow on
 
     def kept(self, conversation_id: str, item_id: str | None = None) -> KeptOutput:
         """The file holding a command's output so far (flushed), if it was kept; without an
@@ -118,6 +123,13 @@ class CommandOutputs:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
         self._paths.clear()
+
+    def _reopen(self, key: Key) -> IO[bytes] | None:
+        path = self._paths.get(key)
+        if path is None:
+            return None
+        file = self._open[key] = path.open("ab")
+        return file
 
     def _create(self, key: Key) -> IO[bytes]:
         if self._directory is None:

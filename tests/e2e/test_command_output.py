@@ -21,7 +21,7 @@ pytestmark = pytest.mark.anyio
 FLOOD_BYTES = 10_000_000 + 10_000_000 // 100
 """`head -c 10000000 … | fold -w 100`: ten million x's and a newline after every hundred.
 Codex drops output deltas when a command prints faster than they are sent: 8.1 to 10.1 MB
-of this arrived as deltas in runs on one machine, none to 1.4 MB on a faster one. Its
+of this came as deltas in runs on one machine, none to 2.9 MB on a faster one. Its
 completed item carries the first MiB."""
 
 
@@ -100,6 +100,18 @@ def test_the_deltas_are_kept_when_they_brought_more_than_the_completed_item_carr
     kept = outputs.kept("c", "call_1")
     assert kept.path is not None
     assert kept.path.read_text() == "line 1\nline 2\nline 3\n"
+    outputs.close()
+
+
+def test_output_that_comes_after_the_command_completed_follows_on_in_the_same_file() -> None:
+    outputs = CommandOutputs(limit=1 << 20)
+    outputs.add(("c", "call_1"), "line 1\nline 2\n")
+    outputs.event(completed_command("line 1\n"))
+    outputs.add(("c", "call_1"), "line 3\n")
+    kept = outputs.kept("c", "call_1")
+    assert kept.path is not None
+    assert kept.path.read_text() == "line 1\nline 2\nline 3\n"
+    assert kept.size == len("line 1\nline 2\nline 3\n")
     outputs.close()
 
 
