@@ -53,8 +53,11 @@ class CommandEntry(Entry):
     status: str
     trimmed: bool = False
     """The oldest output was dropped to keep the screen's copy bounded."""
+    streamed: int = 0
+    """How many characters of output came as deltas."""
 
     def add_output(self, text: str) -> None:
+        self.streamed += len(text)
         self.set_output(self.output + text)
 
     def set_output(self, text: str) -> None:

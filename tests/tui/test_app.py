@@ -14,6 +14,16 @@ from textual.geometry import Region
 from textual.selection import Selection
 from textual.widgets import Static
 
+from bench.figures import idle_conversation
+from engine.events import (
+    ConversationUpdated,
+    EngineEvent,
+    ItemCompleted,
+    ItemDelta,
+    ItemStarted,
+    Stamp,
+)
+from engine.protocol import CommandExecutionItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.reliability.report import Ledger
@@ -22,6 +32,7 @@ from tui.app import CodexDeckApp
 from tui.controls import CONTROL
 from tui.entries import KEPT_OUTPUT_CHARS
 from tui.markdown import MarkdownChunk
+from tui.replay import replay_backend
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
@@ -176,6 +187,41 @@ async def test_ten_megabytes_of_output_keep_the_screen_bounded_and_open_whole(
         # little as its completed item's first MiB (it drops deltas under such a flood).
         assert (await anyio.Path(path).stat()).st_size == kept.size > 4 * KEPT_OUTPUT_CHARS
         assert (await anyio.Path(path).read_text()).endswith(cell.output[-1000:])
+
+
+async def test_a_command_keeps_its_latest_output_on_screen_when_codex_completes_it_with_less() -> (
+    None
+):
+    """Codex's completed item carries the first MiB of a command's output at most; when more
+    came as deltas, the screen keeps their latest part, not the end of that first MiB."""
+    conversation = "bench0000001"
+    events: list[EngineEvent] = []
+
+    def stamp() -> Stamp:
+        return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation}
+
+    def command(output: str | None) -> CommandExecutionItem:
+        return CommandExecutionItem(
+            id="call_1", command="flood", cwd="/", status="completed", aggregated_output=output
+        )
+
+    events.append(ConversationUpdated(**stamp(), info=idle_conversation(conversation, "flood")))
+    events.append(ItemStarted(**stamp(), turn_id="t", item=command(None)))
+    streamed = "x" * (2 * KEPT_OUTPUT_CHARS) + "the end\n"
+    events.append(
+        ItemDelta(**stamp(), turn_id="t", item_id="call_1", kind="command_output", text=streamed)
+    )
+    first_part = streamed[: KEPT_OUTPUT_CHARS // 2]
+    events.append(
+        ItemCompleted(**stamp(), turn_id="t", item=command(first_part), status="completed")
+    )
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and bool(transcript(app).query(CommandCell)), "shown")
+        [cell] = transcript(app).query(CommandCell)
+        await until(pilot, lambda: cell.entry.status == "completed", "the command completes")
+        assert cell.output.endswith("the end\n")
+        assert len(cell.output) == KEPT_OUTPUT_CHARS
 
 
 async def test_output_with_no_room_to_keep_it_is_shown_and_the_app_says_why(

@@ -296,8 +296,11 @@ class Transcript(VerticalScroll, can_focus=False):
         elif isinstance(entry, CommandEntry):
             if isinstance(item, CommandExecutionItem):
                 entry.item = item
-                if item.aggregated_output is not None:
-                    entry.set_output(item.aggregated_output)
+                # Codex's completed item carries the first MiB of the output at most: when
+                # more came as deltas, the screen keeps their latest part.
+                final = item.aggregated_output
+                if final is not None and len(final) >= entry.streamed:
+                    entry.set_output(final)
             entry.status = event.status
         elif isinstance(entry, FileChangeEntry):
             if isinstance(item, FileChangeItem):
