@@ -60,6 +60,8 @@ class SignIn:
     offer_at_start: bool = False
 
 
+FIRST_TITLE = "Conversation 1"
+"""The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
 EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
@@ -201,8 +203,17 @@ class CodexDeckApp(KeysFirstApp):
                 if self._record is not None:
                     self._recorder = self._record_events(backend, backend.events(), self._record)
                     self._record = None  # the backend codex-deck started on, not a later one
-                main = await self._main_shown()
-                await main.backend_ready(backend)
+                # With none yet, the first conversation's thread starts while the main
+                # screen is mounted.
+                first = None
+                if not backend.conversations():
+                    first = asyncio.ensure_future(backend.new_conversation(FIRST_TITLE))
+                try:
+                    main = await self._main_shown()
+                    await main.backend_ready(backend, first)
+                finally:
+                    if first is not None:
+                        first.cancel()  # not awaited: the app closed meanwhile
                 self._collector.settled()
                 hints, self._hints = self._hints, None
                 for hint in await hints() if hints is not None else []:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,18 +137,20 @@ class MainScreen(PacedScreen):
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
 
-    async def backend_ready(self, backend: Backend) -> None:
-        """The engine is up: show what it has, or start a first conversation."""
+    async def backend_ready(
+        self, backend: Backend, first: Awaitable[ConversationInfo] | None
+    ) -> None:
+        """The engine is up: show what it has, or `first`, the conversation started because
+        it had none."""
         self.backend = backend
         if backend.offline:
             self._welcome = self._demo_tour
-        known = backend.conversations()
-        for info in known:
-            await self._update_conversation(info)
-            await self._show_history(info.id, recovered=True)
-        if not known:
-            created = await backend.new_conversation("Conversation 1")
-            await self._update_conversation(created)
+        if first is not None:
+            await self._update_conversation(await first)
+        else:
+            for info in backend.conversations():
+                await self._update_conversation(info)
+                await self._show_history(info.id, recovered=True)
         ids = [info.id for info in backend.conversations()]
         shown = self.current or ids[0]
         if self._asked_for is not None:
