@@ -82,24 +82,23 @@ def completed_command(output: str) -> ItemCompleted:
     return ItemCompleted(seq=1, at=0.0, conversation_id="c", turn_id="t", item=item, status="ok")
 
 
-def test_the_completed_items_output_is_kept_when_it_is_more_than_the_deltas_brought() -> None:
+@pytest.mark.parametrize(
+    ("streamed", "completed"),
+    [
+        ("line 1\n", "line 1\nline 2\n"),  # codex dropped deltas: its item has more
+        ("line 1\nline 2\n", "line 1\n"),  # its item carries the first MiB only
+    ],
+)
+def test_the_longer_of_the_deltas_and_the_completed_items_output_is_kept(
+    streamed: str, completed: str
+) -> None:
     outputs = CommandOutputs(limit=1 << 20)
-    outputs.add(("c", "call_1"), "line 1\n")
-    outputs.event(completed_command("line 1\nline 2\n"))
+    outputs.add(("c", "call_1"), streamed)
+    outputs.event(completed_command(completed))
     kept = outputs.kept("c", "call_1")
     assert kept.path is not None
     assert kept.path.read_text() == "line 1\nline 2\n"
     assert kept.size == len("line 1\nline 2\n")
-    outputs.close()
-
-
-def test_the_deltas_are_kept_when_they_brought_more_than_the_completed_item_carries() -> None:
-    outputs = CommandOutputs(limit=1 << 20)
-    outputs.add(("c", "call_1"), "line 1\nline 2\nline 3\n")
-    outputs.event(completed_command("line 1\n"))
-    kept = outputs.kept("c", "call_1")
-    assert kept.path is not None
-    assert kept.path.read_text() == "line 1\nline 2\nline 3\n"
     outputs.close()
 
 
