@@ -2,7 +2,7 @@
 writing its figures into bench/results.json), then prints every figure the performance
 targets name, with its target and whether this run met it.
 
-Run: `.venv/bin/python -m bench` (about 9 minutes on a 2-core machine).
+Run: `.venv/bin/python -m bench` (3 to 9 minutes on a 2-core machine, by its speed).
 """
 
 from __future__ import annotations
