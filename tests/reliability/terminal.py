@@ -13,7 +13,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -36,12 +36,20 @@ class PtyApp:
 
     def wait_for(self, wanted: str, after: int = 0) -> None:
         """Read until `wanted` shows in the text written since byte `after`."""
+        self.wait_until(
+            lambda: wanted in ESCAPES.sub(b"", self.raw[after:]).decode("utf-8", "replace"),
+            repr(wanted),
+        )
+
+    def wait_until(self, condition: Callable[[], bool], what: str) -> None:
+        """Read what the app writes until `condition()` holds, checking it after each write
+        (a running turn's clock redraws the status bar every second)."""
         deadline = time.monotonic() + DEADLINE_SECONDS
-        while wanted not in ESCAPES.sub(b"", self.raw[after:]).decode("utf-8", "replace"):
+        while not condition():
             remaining = deadline - time.monotonic()
             readable, _, _ = select.select([self.master], [], [], max(remaining, 0))
             if not readable:
-                raise AssertionError(f"timed out waiting for {wanted!r}: {self.text[-600:]!r}")
+                raise AssertionError(f"timed out waiting for {what}: {self.text[-600:]!r}")
             try:
                 self.raw += os.read(self.master, 1 << 16)
             except OSError as error:

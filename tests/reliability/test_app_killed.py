@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-import time
 from contextlib import closing
 from pathlib import Path
 
@@ -29,7 +28,7 @@ def test_the_app_killed_with_an_approval_waiting_runs_nothing_then_or_after(
         app.wait_for("y approve")
         # The request is written to the store just after it is shown; killed before that,
         # the restarted app has no request to say it closed.
-        pending_in(tmp_path / "store.sqlite3")
+        app.wait_until(lambda: pending_in(tmp_path / "store.sqlite3"), "the request in the store")
         os.killpg(app.process.pid, signal.SIGKILL)
         app.process.wait(timeout=20)
     ran_then = (workspace / "out.txt").exists()
@@ -57,13 +56,8 @@ def test_the_app_killed_with_an_approval_waiting_runs_nothing_then_or_after(
     assert rows == [("expired", "codex-deck stopped before it was answered")]
 
 
-def pending_in(store: Path, deadline_seconds: float = 30) -> None:
-    """Wait until the store holds a pending request."""
-    deadline = time.monotonic() + deadline_seconds
-    while True:
-        with closing(sqlite3.connect(store)) as connection:
-            query = "SELECT COUNT(*) FROM interactions WHERE state = 'pending'"
-            if connection.execute(query).fetchone()[0]:
-                return
-        assert time.monotonic() < deadline, "the request never reached the store"
-        time.sleep(0.01)
+def pending_in(store: Path) -> bool:
+    """The store holds a pending request."""
+    with closing(sqlite3.connect(store)) as connection:
+        query = "SELECT COUNT(*) FROM interactions WHERE state = 'pending'"
+        return bool(connection.execute(query).fetchone()[0])
