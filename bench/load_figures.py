@@ -27,7 +27,7 @@ from engine.engine import Engine
 from engine.events import EngineEvent, ItemDelta, TurnCompleted
 from engine.fanout import Subscription
 from engine.offline import offline_settings
-from engine.scripted_model import load_script, run_scripted_model
+from engine.scripted_model import Script, load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
 from engine.store import Store
@@ -92,9 +92,7 @@ async def flood(root: Path) -> tuple[tuple[list[float], list[float]], float, flo
     (PACED_FLOOD), the RSS (MiB) after it, the seconds until the command's cell shows its
     end, and how many MB of the output came as deltas (codex drops some when a command
     prints faster than they are sent)."""
-    scenario = root / "paced-flood.toml"
-    scenario.write_text(PACED_FLOOD)
-    script = load_script([*builtin_files(), scenario])
+    script = with_scenario(root, "paced-flood", PACED_FLOOD)
     async with run_scripted_model(script) as model, the_app(root, model) as (app, pilot):
         assert app.main.backend is not None
         streamed = 0
@@ -121,7 +119,7 @@ async def flood(root: Path) -> tuple[tuple[list[float], list[float]], float, flo
 
 async def many_items(root: Path, store: Path) -> None:
     """One conversation of ITEMS items (a question and ITEMS - 1 answers), kept in `store`."""
-    script = load_script([*builtin_files(), _scenario_file(root)])
+    script = with_scenario(root, "many-items", MANY_ITEMS)
     async with run_scripted_model(script) as model:
         settings = offline_settings(Settings(), model, root / "home")
         kept = Store.open(store)
@@ -137,10 +135,11 @@ async def many_items(root: Path, store: Path) -> None:
             kept.close()
 
 
-def _scenario_file(root: Path) -> Path:
-    path = root / "many.toml"
-    path.write_text(MANY_ITEMS)
-    return path
+def with_scenario(root: Path, name: str, text: str) -> Script:
+    """The built-in scenarios and `text` (written to a file in `root`)."""
+    path = root / f"{name}.toml"
+    path.write_text(text)
+    return load_script([*builtin_files(), path])
 
 
 async def reopen(root: Path, store: Path) -> tuple[float, int]:
