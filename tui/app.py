@@ -110,6 +110,8 @@ class CodexDeckApp(KeysFirstApp):
         self._main: MainScreen | None = None
         self._drop_controls = DropControls()
         self._collector = Collector()
+        self._typed_meanwhile: list[events.Event] | None = None
+        """Keys and pastes kept while the main screen takes the first frame's place."""
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps control characters in drawn text from
@@ -119,6 +121,10 @@ class CodexDeckApp(KeysFirstApp):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
             self._collector.busy()
+        typed = isinstance(event, events.Key | events.Paste) and not event.is_forwarded
+        if typed and self._typed_meanwhile is not None:
+            self._typed_meanwhile.append(event)
+            return
         await super().on_event(event)
 
     def on_mount(self) -> None:
@@ -133,8 +139,9 @@ class CodexDeckApp(KeysFirstApp):
         # asyncio's own event and thread here, not anyio's: importing anyio's backend takes
         # some 40 ms, which would come before the first paint.
         self._main_made = asyncio.Event()
-        self.push_screen(StartingScreen(self._welcome or self._demo_tour))
-        self._open_main()
+        starting = StartingScreen(self._welcome or self._demo_tour)
+        self.push_screen(starting)
+        self._open_main(starting)
         if not self.is_headless and sys.__stdin__ is not None and sys.__stdin__.isatty():
             self.set_interval(TERMINAL_CHECK_SECONDS, self._check_terminal)
         if not self.is_headless:
@@ -164,17 +171,25 @@ class CodexDeckApp(KeysFirstApp):
         os._exit(0)
 
     @work(group="start", exit_on_error=True)
-    async def _open_main(self) -> None:
+    async def _open_main(self, starting: StartingScreen) -> None:
         """Once the first frame is painted (importing beside it slowed it down), import the
-        engine and start it, then import the main screen (while codex starts) and show it."""
+        engine and start it, then import the main screen (while codex starts) and show it,
+        with what was typed on the first frame in its composer."""
         painted = asyncio.Event()
         self.call_after_refresh(painted.set)
         await painted.wait()
         await asyncio.to_thread(importlib.import_module, "tui.backend")
         self._bridge = self._run_engine()
         main_screen = await asyncio.to_thread(importlib.import_module, "tui.screens.main")
-        self._main = main_screen.MainScreen(self._welcome, self._demo_tour, self._conversation)
+        self._main = main_screen.MainScreen(
+            self._welcome, self._demo_tour, self._conversation, typed=lambda: starting.draft
+        )
+        # What is typed while the screens change places would reach neither message box.
+        self._typed_meanwhile = []
         await self.switch_screen(self._main)
+        while self._typed_meanwhile:
+            await super().on_event(self._typed_meanwhile.pop(0))
+        self._typed_meanwhile = None
         self._main_made.set()
 
     async def _main_shown(self) -> MainScreen:

@@ -98,6 +98,43 @@ def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: 
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
 
 
+def test_keys_typed_while_it_starts_all_reach_the_message_box(
+    terminal: Terminal, isolated_settings: Path
+) -> None:
+    """Typed from the first frame until the main screen has taken its place and the engine is
+    up: every key shows, in order, and the message sent goes once codex is up."""
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
+    terminal.wait_for("starting codex-deck…")
+    typed = ""
+    after_ready = 5
+    while after_ready and len(typed) < MOST_KEYS:
+        keys = "".join(str((len(typed) + n) % 10) for n in range(3))
+        typed += keys
+        terminal.type("-l", keys)
+        if "offline demo" in terminal.screen():
+            after_ready -= 1
+    assert after_ready == 0, f"the engine was not up after {MOST_KEYS} keys"
+    terminal.wait_until(lambda: message_box(terminal.screen()) == typed, f"{typed!r} to show")
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+
+
+MOST_KEYS = 600
+"""Seven lines of the message box, at most, as the test types them."""
+
+
+def message_box(screen: str) -> str:
+    """The text in the message box (the last box on the screen), its lines joined."""
+    lines = screen.splitlines()
+    top = max(at for at, line in enumerate(lines) if "╭" in line)
+    inside = []
+    for line in lines[top + 1 :]:
+        if "╰" in line:
+            break
+        inside.append(line.split("│")[1].strip())
+    return "".join(inside)
+
+
 def test_a_recorded_demo_replays_in_the_terminal(
     terminal: Terminal, isolated_settings: Path, tmp_path: Path
 ) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +48,7 @@ from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
+from tui.widgets.draft import HELD, Draft
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
 from tui.widgets.key_bar import KeyBar
@@ -94,8 +95,16 @@ class MainScreen(PacedScreen):
         Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False),
     ]
 
-    def __init__(self, welcome: str, demo_tour: str, conversation: str | None = None) -> None:
+    def __init__(
+        self,
+        welcome: str,
+        demo_tour: str,
+        conversation: str | None = None,
+        typed: Callable[[], Draft] | None = None,
+    ) -> None:
         super().__init__()
+        self._typed = typed
+        """What was typed before this screen was shown, to carry on with."""
         self.backend: Backend | None = None
         self._queue_shown: str | None = None
         self.current: str | None = None
@@ -125,6 +134,8 @@ class MainScreen(PacedScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
+        if self._typed is not None:
+            self._take_draft(self._typed())
         self.query_one(TracePane).display = False
         self._side_shown(False)
         self._refresh_queue()
@@ -171,9 +182,24 @@ class MainScreen(PacedScreen):
             self.status.set_engine_state("replay (read-only)")
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
+        composer = self.query_one(Composer)
+        held = composer.release()
+        if held is not None:
+            self._note("")
+            self.post_message(Composer.Submitted(composer, composer.text, held))
+
+    def _take_draft(self, draft: Draft) -> None:
+        """Carry on with what was typed before this screen was shown (a message sent then
+        goes once the engine is up)."""
+        composer = self.query_one(Composer)
+        composer.take(draft)
+        self.set_focus(composer)
+        if composer.held is not None:
+            self._note(HELD, error=False)
 
     def backend_failed(self, reason: str) -> None:
         self.status.set_engine_state("codex failed to start")
+        self.query_one(Composer).release()
         self.query_one("#composer-note", Static).update(f"codex could not start: {reason}")
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
@@ -360,7 +386,10 @@ class MainScreen(PacedScreen):
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
         if self.backend is None or self.current is None:
-            self._note("codex is still starting; your text is kept.")
+            composer = self.query_one(Composer)
+            if composer.held is None:
+                composer.hold(event.mode)
+            self._note(HELD, error=False)
             return
         if event.text.strip() == "/login":
             self.query_one(Composer).text = ""
@@ -427,13 +456,19 @@ class MainScreen(PacedScreen):
         if not shown:
             self.query_one(Composer).focus()
 
-    def _note(self, text: str) -> None:
+    def _note(self, text: str, error: bool = True) -> None:
         note = self.query_one("#composer-note", Static)
         note.update(text)
+        note.set_class(not error, "-info")
         note.display = bool(text)
 
     @on(Composer.StopPressed)
     def _stop_pressed(self) -> None:
+        composer = self.query_one(Composer)
+        if composer.held is not None:
+            composer.release()
+            self._note("")
+            return
         self._run_line("/stop")
 
     @on(InteractionCard.Answered)

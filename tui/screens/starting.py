@@ -1,13 +1,40 @@
 """What the app shows in its first frame, before the main screen (and the engine under it) is
-loaded: the welcome text where the transcript will be, and the keys."""
+loaded: the welcome text where the transcript will be, the message box, already taking what
+is typed, and the keys."""
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.widgets.draft import HELD, Draft, DraftBox
 from tui.widgets.key_bar import KeyBar
+
+STARTING = "starting codex-deck…"
+
+
+class StartingBox(DraftBox):
+    """The message box of the first frame: Enter (or Tab) holds the message until codex is
+    up, Esc stops holding it; shift+enter starts a new line."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key not in ("enter", "tab", "escape", "shift+enter", "ctrl+j"):
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        if key in ("enter", "tab"):
+            if self.held is None and self.text.strip():
+                self.hold("auto" if key == "enter" else "queue")
+        elif key == "escape":
+            self.release()
+        elif self.held is None:
+            self.insert("\n")
+        status = f"{STARTING} {HELD}" if self.held else STARTING
+        self.screen.query_one("#starting-status", Static).update(status)
 
 
 class StartingScreen(Screen[None]):
@@ -20,8 +47,15 @@ class StartingScreen(Screen[None]):
     def __init__(self, welcome: str) -> None:
         super().__init__()
         self._welcome = welcome
+        self._box = StartingBox(id="starting-box")
 
     def compose(self) -> ComposeResult:
         yield Static(self._welcome, id="starting-welcome", markup=False)
-        yield Static("starting codex-deck…", id="starting-status", markup=False)
+        yield self._box
+        yield Static(STARTING, id="starting-status", markup=False)
         yield KeyBar()
+
+    @property
+    def draft(self) -> Draft:
+        """What has been typed in the message box so far (also once the screen is gone)."""
+        return self._box.draft

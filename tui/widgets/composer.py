@@ -7,7 +7,6 @@ the first or last line walk through what was sent before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from rich.text import Text
 from textual import events
@@ -17,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from engine.commands import COMMANDS, Usage
 from engine.images import IMAGE_SUFFIXES
+from tui.widgets.draft import DraftBox, Mode
 
 HISTORY_KEPT = 200
 
@@ -67,13 +67,8 @@ class CommandCompletion(OptionList):
         return self.get_option_at_index(self.highlighted).id
 
 
-class Composer(TextArea):
+class Composer(DraftBox):
     """The message box."""
-
-    DEFAULT_CSS = """
-    Composer { height: auto; min-height: 3; max-height: 12; border: round $panel; padding: 0 1; }
-    Composer:focus { border: round $primary; }
-    """
 
     @dataclass
     class Submitted(Message):
@@ -81,7 +76,7 @@ class Composer(TextArea):
 
         composer: Composer
         text: str
-        mode: Literal["auto", "queue"]
+        mode: Mode
 
         @property
         def control(self) -> Composer:
@@ -107,12 +102,7 @@ class Composer(TextArea):
             return self.composer
 
     def __init__(self) -> None:
-        super().__init__(
-            id="composer",
-            soft_wrap=True,
-            show_line_numbers=False,
-            tab_behavior="focus",
-        )
+        super().__init__(id="composer")
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
@@ -184,7 +174,7 @@ class Composer(TextArea):
         event.stop()
         event.prevent_default()
 
-    def _send(self, mode: Literal["auto", "queue"]) -> None:
+    def _send(self, mode: Mode) -> None:
         if self.text.strip():
             self.post_message(self.Submitted(self, self.text, mode))
 

@@ -1,0 +1,121 @@
+"""Typing while codex-deck starts: the first frame's message box takes keys, a message sent
+before codex is up is held (Esc lets it be edited again) and goes once it is up, on the real
+engine."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from engine.offline import offline_settings
+from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
+from tests.tui.conftest import Deck, engine_on, ready, transcript, until
+from tui.app import CodexDeckApp
+from tui.backend import Backend
+from tui.screens.main import MainScreen
+from tui.screens.starting import StartingBox, StartingScreen
+from tui.widgets.composer import Composer
+from tui.widgets.draft import HELD, PLACEHOLDER, Draft
+from tui.widgets.message import UserMessage
+from tui.widgets.notes import TurnMarker
+
+pytestmark = pytest.mark.anyio
+
+
+class FirstFrame(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(StartingScreen("welcome"))
+
+
+def status(app: App[None]) -> str:
+    return str(app.screen.query_one("#starting-status", Static).render())
+
+
+async def test_the_first_frame_takes_keys_and_holds_a_message_sent_until_esc() -> None:
+    app = FirstFrame()
+    async with app.run_test(size=(100, 20)) as pilot:
+        box = app.screen.query_one(StartingBox)
+        assert app.focused is box
+        assert box.placeholder == PLACEHOLDER
+        await pilot.press("enter")
+        assert box.draft == Draft("", (0, 0), None), "an empty message is not held"
+        await pilot.press(*"count", "shift+enter", *"for me")
+        assert box.text == "count\nfor me"
+        await pilot.press("enter")
+        assert box.draft.held == "auto"
+        assert box.read_only
+        assert HELD in status(app)
+        await pilot.press(*"xyz")
+        assert box.text == "count\nfor me", "a held message is not edited"
+        await pilot.press("escape")
+        assert box.draft.held is None
+        assert not box.read_only
+        assert HELD not in status(app)
+        await pilot.press("backspace", "tab")
+        assert box.draft.text == "count\nfor m"
+        assert box.draft.held == "queue"
+
+
+async def test_a_message_sent_while_codex_starts_goes_once_it_is_up(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    """Typed from the first instant: whether the keys reach the first frame's box or the
+    main screen's, the text and the Enter are kept, and the message goes once the engine
+    (held back here until the test lets it open) is up."""
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    opening = anyio.Event()
+
+    @asynccontextmanager
+    async def open_when_let() -> AsyncIterator[Backend]:
+        await opening.wait()
+        async with engine_on(settings, workspace) as backend:
+            yield backend
+
+    app = CodexDeckApp(settings, open_when_let, welcome="welcome", demo_tour="tour")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"count for me", "enter")
+        await until(pilot, lambda: app.opened, "the main screen is shown")
+        composer = app.main.query_one(Composer)
+        note = app.main.query_one("#composer-note", Static)
+        assert (composer.text, composer.held, composer.read_only) == ("count for me", "auto", True)
+        assert note.display
+        assert HELD in str(note.render())
+        await pilot.press("escape")
+        assert (composer.draft.held, composer.read_only, note.display) == (None, False, False)
+        await pilot.press(*" now", "enter")
+        assert composer.draft.held == "auto"
+        assert not app.main.backend, "nothing is sent before the engine is up"
+        opening.set()
+        await until(pilot, lambda: ready(app.main), "the engine is up")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        assert [m.text for m in transcript(app).query(UserMessage)] == ["count for me now"]
+        assert composer.draft == Draft("", (0, 0), None)
+        assert not composer.read_only
+        assert not note.display
+        await app.shut_down()
+
+
+async def test_keys_that_come_while_the_main_screen_is_made_reach_its_composer(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys typed while the main screen takes the first frame's place (here: as it composes)
+    are neither on the first frame's box nor yet on a focused composer; they are kept."""
+    compose = MainScreen.compose
+
+    def typed_meanwhile(screen: MainScreen) -> ComposeResult:
+        for key in "abc":
+            screen.app.post_message(events.Key(key, key))
+        yield from compose(screen)
+
+    monkeypatch.setattr(MainScreen, "compose", typed_meanwhile)
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        await until(pilot, lambda: composer.text == "abc", "the keys show")

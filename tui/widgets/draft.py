@@ -1,0 +1,67 @@
+"""The box the user writes in, as the first frame shows it (before the engine is loaded) and
+as the main screen's composer is: its look, what it says while empty, and a message held
+because it was sent before codex was up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from textual.widgets import TextArea
+
+PLACEHOLDER = "Write to codex · Enter sends · / lists the commands"
+HELD = "your message goes as soon as codex is up · esc keeps it here to edit"
+
+Mode = Literal["auto", "queue"]
+"""How a message goes: at once (steering a running turn), or queued after it."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a box holds: its text, where its cursor is, and how it was sent if it was sent
+    before codex was up."""
+
+    text: str
+    cursor: tuple[int, int]
+    held: Mode | None
+
+
+class DraftBox(TextArea):
+    """A message box. A message sent before codex is up is held in it, as it stands (it
+    cannot be edited meanwhile), until it can go (`release`)."""
+
+    DEFAULT_CSS = """
+    DraftBox { height: auto; min-height: 3; max-height: 12; border: round $panel; padding: 0 1; }
+    DraftBox:focus { border: round $primary; }
+    """
+
+    def __init__(self, id: str) -> None:
+        super().__init__(
+            id=id,
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=PLACEHOLDER,
+        )
+        self.held: Mode | None = None
+
+    @property
+    def draft(self) -> Draft:
+        return Draft(self.text, self.cursor_location, self.held)
+
+    def hold(self, mode: Mode) -> None:
+        self.held = mode
+        self.read_only = True
+
+    def release(self) -> Mode | None:
+        """Stop holding the message: how it was sent, if it was."""
+        held, self.held = self.held, None
+        self.read_only = False
+        return held
+
+    def take(self, draft: Draft) -> None:
+        """Carry on from another box's draft."""
+        self.text = draft.text
+        self.move_cursor(draft.cursor)
+        if draft.held is not None:
+            self.hold(draft.held)
