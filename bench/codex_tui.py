@@ -1,8 +1,12 @@
 """codex-deck side by side with the Codex CLI's own TUI (the `codex` binary of the same
 wheel), both in a 120×36 pty on the same scripted model, in one run:
 
-- start → first paint and start → ready to type; and, for the floor under codex-deck's
-  figure, start → ready of a minimal Textual app on codex-deck's engine (bench.engine_floor);
+- start → first paint; start → ready to type (the message box shows and takes keys; a
+  message sent then waits for the engine); start → ready to send (the app-server is
+  initialized and a thread started: codex-deck says "offline demo", the Codex TUI's header
+  stops saying "loading" and it shows its session's "To get started"); and, for the floor
+  under codex-deck's figure, start → ready to send of a minimal Textual app on codex-deck's
+  engine (bench.engine_floor);
 - the 20,000-token answer: seconds from Enter to the turn's end on screen, and the CPU time
   it took (the whole process tree: codex-deck with its app-server; codex's TUI, which runs
   its engine in-process), per 1,000 agent-message deltas.
@@ -31,8 +35,9 @@ from bench.tui_figures import COMMAND, CSI
 from engine.binary import find_codex
 from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import load_script
+from tui.widgets.draft import PLACEHOLDER
 
-RUNS = 3
+RUNS = 5
 DEADLINE = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -128,21 +133,24 @@ def answer_deltas() -> int:
     return math.ceil(len(reply.full_text) / reply.chunk)
 
 
-Markers = tuple[bytes, bytes, bytes]
-"""What shows on the first paint, when the app is ready to type, and when a turn ended."""
-OURS: Markers = (b"palette", b"offline demo", b"turn completed")
-THEIRS: Markers = (b"OpenAI Codex", b"Ask Codex to do anything", b"Worked for")
+Markers = tuple[bytes, bytes, bytes, bytes]
+"""What shows on the first paint, when the app is ready to type, when it is ready to send,
+and when a turn ended."""
+OURS: Markers = (b"palette", PLACEHOLDER.encode(), b"offline demo", b"turn completed")
+THEIRS: Markers = (b"OpenAI Codex", b"Ask Codex to do anything", b"To get started", b"Worked for")
 FLOOR_READY = b"engine up"
 """What bench.engine_floor shows once its engine is up."""
 
 
 def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -> Any:
-    """Start, wait until ready, send `long answer`, wait until the turn's end shows; the
-    seconds to first paint, to ready and from Enter to the end, and the CPU seconds used."""
-    first, ready, done = markers
+    """Start, wait until ready to send, send `long answer`, wait until the turn's end shows;
+    the seconds to first paint, to ready to type, to ready to send and from Enter to the end,
+    and the CPU seconds used."""
+    first, typable, ready, done = markers
     app = Pty(argv, env, cwd)
     try:
         painted = app.wait_for(first)
+        box = app.wait_for(typable)
         shown = app.wait_for(ready)
         mark = len(app.text)
         app.type(b"long answer")
@@ -154,14 +162,14 @@ def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -
         app.type(b"\r")
         app.wait_for(done, mark)
         took = time.perf_counter() - sent
-        return painted, shown, took, app.cpu_seconds() - cpu
+        return painted, box, shown, took, app.cpu_seconds() - cpu
     finally:
         app.close()
 
 
 def floor_ready(model_url: str, env: dict[str, str], cwd: Path) -> float:
     """Seconds from start until bench.engine_floor (a minimal Textual app on the engine) shows
-    its engine up."""
+    its engine up (ready to send)."""
     argv = [sys.executable, "-m", "bench.engine_floor", model_url, str(cwd)]
     app = Pty(argv, env, Path(__file__).resolve().parent.parent)
     try:
@@ -212,26 +220,35 @@ def main() -> None:
         model.wait()
     for name, runs in (("codex-deck", ours), ("Codex TUI", theirs)):
         figures[f"{name}: start → first paint"] = figure([r[0] * 1000 for r in runs], "ms")
-        figures[f"{name}: start → ready"] = figure([r[1] * 1000 for r in runs], "ms")
+        figures[f"{name}: start → ready to type"] = figure([r[1] * 1000 for r in runs], "ms")
+        figures[f"{name}: start → ready to send"] = figure([r[2] * 1000 for r in runs], "ms")
         figures[f"{name}: 20k-token answer, Enter → end shown"] = figure(
-            [r[2] * 1000 for r in runs], "ms"
+            [r[3] * 1000 for r in runs], "ms"
         )
         figures[f"{name}: CPU per 1,000 deltas"] = figure(
-            [r[3] * 1000 / deltas * 1000 for r in runs], "ms"
+            [r[4] * 1000 / deltas * 1000 for r in runs], "ms"
         )
-    figures["Textual + the engine alone: start → ready"] = figure([f * 1000 for f in floor], "ms")
+    figures["Textual + the engine alone: start → ready to send"] = figure(
+        [f * 1000 for f in floor], "ms"
+    )
     print_table(figures)
+
+    def over(ours: str, theirs: str) -> float:
+        return float(figures[ours]["median"] / figures[theirs]["median"])
+
     ratios = {
-        "start → ready, codex-deck / Codex TUI": figures["codex-deck: start → ready"]["median"]
-        / figures["Codex TUI: start → ready"]["median"],
-        "start → ready, Textual + the engine alone / Codex TUI": figures[
-            "Textual + the engine alone: start → ready"
-        ]["median"]
-        / figures["Codex TUI: start → ready"]["median"],
-        "CPU per delta, codex-deck / Codex TUI": figures["codex-deck: CPU per 1,000 deltas"][
-            "median"
-        ]
-        / figures["Codex TUI: CPU per 1,000 deltas"]["median"],
+        "start → ready to type, codex-deck / Codex TUI": over(
+            "codex-deck: start → ready to type", "Codex TUI: start → ready to type"
+        ),
+        "start → ready to send, codex-deck / Codex TUI": over(
+            "codex-deck: start → ready to send", "Codex TUI: start → ready to send"
+        ),
+        "start → ready to send, Textual + the engine alone / Codex TUI": over(
+            "Textual + the engine alone: start → ready to send", "Codex TUI: start → ready to send"
+        ),
+        "CPU per delta, codex-deck / Codex TUI": over(
+            "codex-deck: CPU per 1,000 deltas", "Codex TUI: CPU per 1,000 deltas"
+        ),
     }
     print(f"\n{deltas:,} deltas per answer")
     for name, ratio in ratios.items():

@@ -1,7 +1,7 @@
-"""The floor for start → ready: the least a Textual app on codex-deck's engine can do. It
-starts codex first thing (as `codex-deck` does), paints a minimal screen (a Static and a
-Footer), then imports the engine, opens it on that codex and starts a conversation, and
-shows "engine up". No main screen, no store, no demo tour.
+"""The floor for start → ready to send: the least a Textual app on codex-deck's engine can
+do. It starts codex first thing (as `codex-deck` does), paints a minimal screen (a Static
+and a Footer), then imports the engine, opens it on that codex and starts a conversation,
+and shows "engine up". No main screen, no store, no demo tour.
 
 Run by bench.codex_tui in a pty: `python -m bench.engine_floor MODEL_URL WORKSPACE` with
 CODEX_HOME set.
