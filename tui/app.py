@@ -230,6 +230,7 @@ class CodexDeckApp(KeysFirstApp):
                     if first is not None:
                         first.cancel()  # not awaited: the app closed meanwhile
                 self._collector.settled()
+                self.call_after_refresh(self._warm_up)  # after the frame that shows it ready
                 hints, self._hints = self._hints, None
                 for hint in await hints() if hints is not None else []:
                     self.notify(hint, timeout=15, markup=False)
@@ -248,6 +249,13 @@ class CodexDeckApp(KeysFirstApp):
         except CodexDeckError as error:
             (await self._main_shown()).backend_failed(str(error))
             self._collector.settled()
+
+    @work(thread=True, group="warm-up")
+    def _warm_up(self) -> None:
+        """Import, in a thread once the app is ready, what answers, diffs and raw events are
+        drawn with: kept off the way to ready (some 40 ms), and not left for the first answer
+        to wait on."""
+        importlib.import_module("rich.markdown")  # which imports markdown_it and rich.syntax
 
     @work(group="record", exit_on_error=False)
     async def _record_events(

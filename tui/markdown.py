@@ -8,10 +8,9 @@ import copy
 import math
 import re
 from functools import cache
+from typing import TYPE_CHECKING
 
 import anyio.lowlevel
-from markdown_it import MarkdownIt
-from rich.markdown import Markdown
 from rich.style import Style
 from textual.geometry import Region, Size
 from textual.selection import Selection
@@ -20,6 +19,10 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from tui.text import inert
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from rich.markdown import Markdown
 
 CHUNK_CHARS = 500
 """Roughly how much text a frozen chunk holds."""
@@ -52,13 +55,18 @@ def chunk_ends(text: str, start: int, size: int = CHUNK_CHARS) -> list[int]:
 @cache
 def _parser() -> MarkdownIt:
     """The parser Rich's Markdown uses. Rich makes a new one for each document, which takes
-    longer than parsing a short one, so one is kept."""
+    longer than parsing a short one, so one is kept. Imported here, not before the app is
+    ready (some 20 ms); the app imports it in a thread once it is."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
 @cache
 def _blank(dark: bool) -> Markdown:
     """An empty document with the code theme for a dark or light background."""
+    from rich.markdown import Markdown
+
     return Markdown("", code_theme="monokai" if dark else "friendly")
 
 

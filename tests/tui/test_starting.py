@@ -4,6 +4,8 @@ engine."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -119,3 +121,20 @@ async def test_keys_that_come_while_the_main_screen_is_made_reach_its_composer(
     async with deck() as (app, pilot):
         composer = app.main.query_one(Composer)
         await until(pilot, lambda: composer.text == "abc", "the keys show")
+
+
+def test_the_main_screen_leaves_markdown_and_highlighting_until_they_are_drawn() -> None:
+    """Some 40 ms of start-up: the Markdown parser and the highlighter are imported in a fresh
+    interpreter only once something is drawn with them (the app imports them in a thread once
+    it is ready)."""
+    script = (
+        "import sys, tui.screens.main\n"
+        "heavy = ('markdown_it', 'rich.markdown', 'rich.syntax', 'pygments')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+        "from tui.markdown import markdown\n"
+        "markdown('*drawn*', dark=True)\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["", "markdown_it,rich.markdown,rich.syntax,pygments"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -33,6 +32,8 @@ class RawEventScreen(ModalScreen[None]):
         self._json = json.dumps(event_to_json(event), indent=2, ensure_ascii=False)
 
     def compose(self) -> ComposeResult:
+        from rich.syntax import Syntax  # imported when first shown, not before the app is ready
+
         theme = "ansi_dark" if self.app.current_theme.dark else "ansi_light"
         with VerticalScroll():
             yield Static(Syntax(self._json, "json", theme=theme, word_wrap=True))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rich.syntax import Syntax
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -11,6 +12,9 @@ from textual.widgets import Static
 from engine.protocol import FileChange
 from tui.entries import FileChangeEntry
 from tui.text import inert
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
 
 KIND_WORDS = {"add": "new file", "delete": "deleted", "update": "changed"}
 
@@ -26,6 +30,8 @@ def diff_text(change: FileChange) -> str:
 
 
 def render_change(change: FileChange, dark: bool) -> Syntax:
+    from rich.syntax import Syntax  # imported when first drawn, not before the app is ready
+
     return Syntax(
         inert(diff_text(change)).rstrip("\n") or "(empty)",
         "diff",
