@@ -308,7 +308,9 @@ class CodexDeckApp(KeysFirstApp):
         self._open_backend = opener
         from tui.screens.main import MainScreen
 
-        old, self._main = self._main, MainScreen(self._welcome, self._demo_tour)
+        old = self._main
+        typed = (lambda: old.draft) if old is not None else None  # what was written stays
+        self._main = MainScreen(self._welcome, self._demo_tour, typed=typed)
         await self.push_screen(self._main)
         if old is not None:
             self._screen_stack.remove(old)

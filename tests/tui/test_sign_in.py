@@ -28,6 +28,7 @@ from tests.tui.conftest import engine_on, ready, until
 from tui.app import CodexDeckApp, SignIn
 from tui.backend import Backend
 from tui.screens.sign_in import SignInScreen
+from tui.widgets.composer import Composer
 from tui.widgets.status_bar import StatusBar
 
 pytestmark = pytest.mark.anyio
@@ -91,9 +92,14 @@ async def test_an_api_key_signs_in_and_the_app_moves_onto_the_users_codex(
         await pilot.press(*API_KEY)
         assert API_KEY not in app.export_screenshot()
         first = app.main
+        first.query_one(Composer).text = "written on the demo"
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, SignInScreen), "signed in")
         await until(pilot, lambda: app.main is not first, "a new main screen")
+        await until(pilot, app.main.mounted.is_set, "the new main screen is mounted")
+        composer = app.main.query_one(Composer)
+        assert composer.text == "written on the demo", "what was written moves with the app"
+        composer.text = ""
         await until(
             pilot,
             lambda: "codex online" in str(app.main.query_one(StatusBar).render()),

@@ -197,6 +197,11 @@ class MainScreen(PacedScreen):
         if composer.held is not None:
             self._note(HELD, error=False)
 
+    @property
+    def draft(self) -> Draft:
+        """What is written in the composer."""
+        return self.query_one(Composer).draft
+
     def backend_failed(self, reason: str) -> None:
         self.status.set_engine_state("codex failed to start")
         self.query_one(Composer).release()
