@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         settings,
         open_demo if args.demo else open_live,
         demo_tour=DEMO_TOUR,
-        welcome=WELCOME,
+        welcome=DEMO_TOUR if args.demo else WELCOME,  # the first frame says what comes
         conversation=args.conversation,
         sign_in=sign_in,
         hints=hints,

@@ -104,7 +104,15 @@ def test_keys_typed_while_it_starts_all_reach_the_message_box(
     """Typed from the first frame until the main screen has taken its place and the engine is
     up: every key shows, in order, and the message sent goes once codex is up."""
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
-    terminal.wait_for("starting codex-deck…")
+    first = ""
+
+    def first_frame() -> bool:
+        nonlocal first
+        first = terminal.screen()
+        return "starting codex-deck…" in first
+
+    terminal.wait_until(first_frame, "the first frame")
+    assert "Welcome to the codex-deck demo" in first, "the demo's first frame shows its tour"
     typed = ""
     after_ready = 5
     while after_ready and len(typed) < MOST_KEYS:
