@@ -17,8 +17,11 @@ from textual.widgets import Input, TextArea
 
 from engine.recording import read_recording
 from engine.settings import Settings, UiSettings
+from tests.tui.test_starting import FirstFrame
 from tui.app import CodexDeckApp
+from tui.cli import DEMO_TOUR
 from tui.replay import replay_backend
+from tui.screens.starting import StartingBox
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.transcript import Transcript
 
@@ -71,6 +74,20 @@ def test_empty_start(snap_compare: Compare) -> None:
     """One idle conversation in the list, the demo tour in the transcript, an empty
     composer with its border, the status bar (idle · replay …) and the footer keys."""
     assert snap_compare(app_for("empty"), terminal_size=(120, 36), run_before=settled)
+
+
+def test_first_frame_holding_a_message(snap_compare: Compare) -> None:
+    """The first frame, before the engine is loaded: the demo's tour, the message box holding
+    `show markdown` (typed and sent at once), and the line under it saying that it goes as
+    soon as codex is up."""
+
+    async def sent(pilot: Pilot[None]) -> None:
+        await pilot.press(*"show markdown", "enter")
+        pilot.app.screen.query_one(StartingBox).cursor_blink = False
+        await pilot.pause()
+
+    app = FirstFrame(DEMO_TOUR)
+    assert snap_compare(app, terminal_size=(100, 30), run_before=sent)
 
 
 def test_streaming_answer(snap_compare: Compare) -> None:

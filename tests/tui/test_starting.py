@@ -20,6 +20,7 @@ from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, engine_on, ready, transcript, until
+from themes import DARK, STYLESHEET, THEMES
 from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.screens.main import MainScreen
@@ -33,8 +34,19 @@ pytestmark = pytest.mark.anyio
 
 
 class FirstFrame(App[None]):
+    """The app's first frame alone, in the app's look, showing `welcome`."""
+
+    CSS_PATH = STYLESHEET
+
+    def __init__(self, welcome: str = "welcome") -> None:
+        super().__init__()
+        self._welcome = welcome
+
     def on_mount(self) -> None:
-        self.push_screen(StartingScreen("welcome"))
+        for theme in THEMES:
+            self.register_theme(theme)
+        self.theme = DARK.name
+        self.push_screen(StartingScreen(self._welcome))
 
 
 def status(app: App[None]) -> str:
