@@ -16,6 +16,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from engine.errors import CodexNotFound
 from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
@@ -150,3 +151,32 @@ def test_the_main_screen_leaves_markdown_and_highlighting_until_they_are_drawn()
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["", "markdown_it,rich.markdown,rich.syntax,pygments"]
+
+
+async def test_a_message_held_when_codex_cannot_start_stays_with_the_reason() -> None:
+    failing = anyio.Event()
+
+    @asynccontextmanager
+    async def cannot_start() -> AsyncIterator[Backend]:
+        await failing.wait()
+        raise CodexNotFound("cannot run /nowhere/codex: No such file or directory")
+        yield  # an async context manager that never opens
+
+    app = CodexDeckApp(Settings(), cannot_start, welcome="welcome", demo_tour="tour")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"count for me", "enter")
+        await until(pilot, lambda: app.opened, "the main screen is shown")
+        composer = app.main.query_one(Composer)
+        assert composer.draft.held == "auto"
+        failing.set()
+        await until(pilot, lambda: app.main.status.engine_state != "starting codex…", "it fails")
+        assert app.main.status.engine_state == "codex failed to start"
+        note = app.main.query_one("#composer-note", Static)
+        assert composer.draft == Draft("count for me", (0, 12), None)
+        assert not composer.read_only
+        assert note.display
+        assert not note.has_class("-info"), "the reason is shown as an error"
+        assert "cannot run /nowhere/codex" in str(note.render())
+        await pilot.press("enter")
+        assert composer.draft.held is None, "nothing is held for a codex that cannot start"
+        assert "cannot run /nowhere/codex" in str(note.render())

@@ -106,6 +106,8 @@ class MainScreen(PacedScreen):
         self._typed = typed
         """What was typed before this screen was shown, to carry on with."""
         self.backend: Backend | None = None
+        self._failed = ""
+        """Why the engine could not start, if it could not."""
         self._queue_shown: str | None = None
         self.current: str | None = None
         self._asked_for = conversation
@@ -203,9 +205,11 @@ class MainScreen(PacedScreen):
         return self.query_one(Composer).draft
 
     def backend_failed(self, reason: str) -> None:
+        """The engine could not start: say why; what is written stays, held no longer."""
+        self._failed = f"codex could not start: {reason}"
         self.status.set_engine_state("codex failed to start")
         self.query_one(Composer).release()
-        self.query_one("#composer-note", Static).update(f"codex could not start: {reason}")
+        self._note(self._failed)
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
         if not self.is_attached:
@@ -390,6 +394,9 @@ class MainScreen(PacedScreen):
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
+        if self._failed:
+            self._note(self._failed)
+            return
         if self.backend is None or self.current is None:
             composer = self.query_one(Composer)
             if composer.held is None:
