@@ -107,6 +107,9 @@ async def test_a_message_sent_while_codex_starts_goes_once_it_is_up(
         assert (composer.draft.held, composer.read_only, note.display) == (None, False, False)
         await pilot.press(*" now", "enter")
         assert composer.draft.held == "auto"
+        composer.remember("sent before")
+        await pilot.press("up", "shift+enter", *"xy")
+        assert composer.text == "count for me now", "a held message stays as it was sent"
         assert not app.main.backend, "nothing is sent before the engine is up"
         opening.set()
         await until(pilot, lambda: ready(app.main), "the engine is up")

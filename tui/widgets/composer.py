@@ -146,6 +146,8 @@ class Composer(DraftBox):
         elif key == "escape":
             self._stop(event)
             self.post_message(self.StopPressed(self))
+        elif self.held is not None:
+            await super()._on_key(event)  # a held message stays as it was sent
         elif key in ("shift+enter", "ctrl+j"):
             self._stop(event)
             self.insert("\n")
