@@ -102,7 +102,8 @@ def test_keys_typed_while_it_starts_all_reach_the_message_box(
     terminal: Terminal, isolated_settings: Path
 ) -> None:
     """Typed from the first frame until the main screen has taken its place and the engine is
-    up: every key shows, in order, and the message sent goes once codex is up."""
+    up (or until MOST_KEYS): every key shows, in order, and the message goes once codex is
+    up. (tests/tui/test_starting.py types while the screens change places, deterministically.)"""
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
     first = ""
 
@@ -121,7 +122,7 @@ def test_keys_typed_while_it_starts_all_reach_the_message_box(
         terminal.type("-l", keys)
         if "offline demo" in terminal.screen():
             after_ready -= 1
-    assert after_ready == 0, f"the engine was not up after {MOST_KEYS} keys"
+    terminal.wait_for("offline demo")  # a slower machine may be up only after the last key
     terminal.wait_until(lambda: message_box(terminal.screen()) == typed, f"{typed!r} to show")
     terminal.type("Enter")
     terminal.wait_for("turn completed")
