@@ -174,14 +174,13 @@ def _check_provider(settings: Settings) -> None:
 def _with_cwd_checked(settings: Settings) -> Settings:
     """The settings with `codex.cwd` (if set) expanded (`~`), once it is seen to be a
     directory."""
-    cwd = settings.codex.cwd
-    if cwd is None:
+    given = settings.codex.cwd
+    if given is None:
         return settings
-    if not cwd.expanduser().is_dir():
-        raise _Invalid(["codex", "cwd"], "is not a directory", str(cwd))
-    return dataclasses.replace(
-        settings, codex=dataclasses.replace(settings.codex, cwd=cwd.expanduser())
-    )
+    cwd = given.expanduser()
+    if not cwd.is_dir():
+        raise _Invalid(["codex", "cwd"], "is not a directory", str(given))
+    return dataclasses.replace(settings, codex=dataclasses.replace(settings.codex, cwd=cwd))
 
 
 def _read(section: type[Any], data: Any, location: list[str]) -> Any:
