@@ -12,6 +12,7 @@ import anyio
 
 from engine.events import BUSY_STATES, ConversationInfo, ConversationState
 from engine.images import AttachedImage
+from engine.item_keys import ItemKeys
 from engine.protocol import (
     ApprovalPolicy,
     KnownItem,
@@ -78,6 +79,8 @@ class Conversation:
     stop_requested: bool = False
     token_usage: TokenUsage | None = None
     open_items: dict[str, KnownItem | UnknownItem] = field(default_factory=dict)
+    """The running turn's items that have not completed, by codex's id (each under its key)."""
+    item_keys: ItemKeys = field(default_factory=ItemKeys)
     finished_turns: set[str] = field(default_factory=set)
     last_diff: str | None = None
     warned: set[str] = field(default_factory=set)

@@ -720,7 +720,8 @@ class Engine:
         thread_id = conversation.thread_id
         fetched = await self._prefetched.take(conversation.id, thread_id, turns)
         listed, more = fetched or await last_turns(self._server, thread_id, turns)
-        return history_events(conversation.id, listed, more, self._emitter.stamp)
+        trace = self._emitter.trace(conversation.id)
+        return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
 
     async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:
         """Codex's threads in this CODEX_HOME that no conversation here follows, newest first

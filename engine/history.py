@@ -15,7 +15,16 @@ from anyio.abc import TaskGroup
 from engine import protocol as wire
 from engine.appserver import AppServer
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import EngineEvent, ItemCompleted, Notice, Stamp, TurnCompleted
+from engine.events import (
+    EngineEvent,
+    ItemCompleted,
+    ItemDelta,
+    Notice,
+    Stamp,
+    TraceGap,
+    TurnCompleted,
+)
+from engine.item_keys import Item, keyed_items
 from engine.protocol import Thread, Turn
 
 HISTORY_TURNS = 20
@@ -96,9 +105,14 @@ class Prefetched:
 
 
 def history_events(
-    conversation_id: str, turns: list[Turn], more: bool, stamp: Callable[[str], Stamp]
+    conversation_id: str,
+    turns: list[Turn],
+    more: bool,
+    stamp: Callable[[str], Stamp],
+    traced: Callable[[str], list[EngineEvent]] | None = None,
 ) -> list[EngineEvent]:
-    """`turns` oldest first; `more`: codex keeps earlier turns than these."""
+    """`turns` oldest first; `more`: codex keeps earlier turns than these. `traced(turn_id)`
+    is the turn as codex-deck's trace kept it, if it has it (see `turn_items`)."""
     events: list[EngineEvent] = []
     if more:
         events.append(
@@ -109,7 +123,7 @@ def history_events(
             )
         )
     for turn in turns:
-        for item in turn.items:
+        for item in turn_items(turn, traced(turn.id) if traced is not None else []):
             events.append(
                 ItemCompleted(
                     **timed(stamp(conversation_id), turn.started_at),
@@ -128,6 +142,34 @@ def history_events(
             )
         )
     return events
+
+
+def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
+    """A turn's items, each under its name: as codex-deck's trace kept them when it saw the
+    whole turn, else as codex's thread has them. Codex's thread keeps one item of each id in
+    a turn (of a provider that gives several messages one id, the last message only) and no
+    answer that a steer or a stop cut short; the trace keeps each as it was shown."""
+    whole = not any(isinstance(e, TraceGap) for e in traced) and any(
+        isinstance(e, TurnCompleted) and e.turn_id == turn.id for e in traced
+    )
+    if not whole:
+        return keyed_items(turn.id, turn.items)
+    streamed: dict[str, list[str]] = {}
+    for event in traced:
+        if isinstance(event, ItemDelta) and event.kind == "agent_message":
+            streamed.setdefault(event.item_id, []).append(event.text)
+    items: list[Item] = []
+    for event in traced:
+        if not isinstance(event, ItemCompleted) or event.turn_id != turn.id:
+            continue
+        item = event.item
+        if isinstance(item, wire.AgentMessageItem) and not item.text:
+            text = "".join(streamed.get(item.id, []))
+            if not text:
+                continue
+            item = item.model_copy(update={"text": text})
+        items.append(item)
+    return items
 
 
 def timed(stamp: Stamp, at: int | None) -> Stamp:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
@@ -40,6 +40,7 @@ from engine.interactions import (
     grant_words,
     reply_for,
 )
+from engine.item_keys import keyed
 from engine.journal import Journal
 from engine.oversized import thread_of, turn_end
 from engine.rpc import BadLine, RequestId
@@ -220,6 +221,15 @@ class Router:
             if isinstance(item, wire.FileChangeItem):
                 changes = tuple(item.changes)
         pending = self._interactions.open(conversation.id, request_id, params, changes)
+        asked_about = pending.info.item_id
+        if asked_about is not None and pending.info.turn_id is not None:
+            item = conversation.open_items.get(asked_about)
+            key = (
+                item.id
+                if item is not None
+                else conversation.item_keys.streaming(pending.info.turn_id, asked_about)
+            )
+            pending.info = replace(pending.info, item_id=key)
         if conversation.state == "running":
             conversation.state = "waiting"
         event = InteractionRequested(
@@ -333,7 +343,7 @@ class Router:
         event = ItemDelta(
             **self._emitter.stamp(conversation.id),
             turn_id=turn_id,
-            item_id=item_id,
+            item_id=conversation.item_keys.streaming(turn_id, item_id),
             kind=kind,
             text=text,
             index=index,
@@ -341,16 +351,19 @@ class Router:
         self._emitter.emit(event, turn_id)
 
     def _item_started(self, conversation: Conversation, notification: Any) -> None:
-        item = notification.item
-        conversation.open_items[item.id] = item
+        codex_id = notification.item.id
+        key = conversation.item_keys.started(notification.turn_id, codex_id)
+        item = conversation.open_items[codex_id] = keyed(notification.item, key)
         event = ItemStarted(
             **self._emitter.stamp(conversation.id), turn_id=notification.turn_id, item=item
         )
         self._emitter.emit(event, notification.turn_id)
 
     def _item_completed(self, conversation: Conversation, notification: Any) -> None:
-        item = notification.item
-        conversation.open_items.pop(item.id, None)
+        codex_id = notification.item.id
+        conversation.open_items.pop(codex_id, None)
+        key = conversation.item_keys.completed(notification.turn_id, codex_id)
+        item = keyed(notification.item, key)
         event = ItemCompleted(
             **self._emitter.stamp(conversation.id),
             turn_id=notification.turn_id,

@@ -26,6 +26,7 @@ from engine.events import (
     SideChatUpdated,
     Stamp,
 )
+from engine.item_keys import ItemKeys
 from engine.launch import Launch
 from engine.tasks import task_group
 
@@ -55,8 +56,10 @@ class _Answering:
     parts: list[str] = dataclasses.field(default_factory=list)
     size: int = 0
     cut: bool = False
-    items: list[str] = dataclasses.field(default_factory=list)
-    """Agent messages written so far (an answer may have several)."""
+    items: ItemKeys = dataclasses.field(default_factory=ItemKeys)
+    """The names of the turn's items (a provider may give every message the same id)."""
+    messages: list[str] = dataclasses.field(default_factory=list)
+    """Agent messages written so far, by name (an answer may have several)."""
     failure: str | None = None
     done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
 
@@ -218,13 +221,17 @@ class SideChat:
         answering = self._answering
         if answering is None or answering.done.is_set():
             return
-        if isinstance(message, wire.AgentMessageDelta):
-            self._add(answering, message.item_id, message.delta)
+        keys = answering.items
+        if isinstance(message, wire.ItemStarted):
+            keys.started(message.turn_id, message.item.id)
+        elif isinstance(message, wire.AgentMessageDelta):
+            self._add(answering, keys.streaming(message.turn_id, message.item_id), message.delta)
         elif isinstance(message, wire.ItemCompleted) and isinstance(
             message.item, wire.AgentMessageItem
         ):
-            if message.item.id not in answering.items:
-                self._add(answering, message.item.id, message.item.text)
+            key = keys.completed(message.turn_id, message.item.id)
+            if key not in answering.messages:
+                self._add(answering, key, message.item.text)
         elif isinstance(message, wire.TurnCompleted) and message.turn.id == answering.turn_id:
             turn = message.turn
             if turn.status == "failed" and not answering.cut:
@@ -236,10 +243,10 @@ class SideChat:
     def _add(self, answering: _Answering, item_id: str, text: str) -> None:
         if answering.cut:
             return
-        if item_id not in answering.items:
-            if answering.items:
+        if item_id not in answering.messages:
+            if answering.messages:
                 text = "\n\n" + text
-            answering.items.append(item_id)
+            answering.messages.append(item_id)
         room = self._limit - answering.size
         if len(text) > room:
             text = text[:room]

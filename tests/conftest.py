@@ -45,8 +45,9 @@ def codex_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def scripted_model() -> AsyncIterator[ScriptedModel]:
-    async with run_scripted_model() as model:
+async def scripted_model(request: pytest.FixtureRequest) -> AsyncIterator[ScriptedModel]:
+    """The scripted model; parametrized indirectly, it names its items as that says (`Ids`)."""
+    async with run_scripted_model(ids=getattr(request, "param", "unique")) as model:
         yield model
 
 

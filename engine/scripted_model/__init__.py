@@ -1,9 +1,10 @@
 """An offline model for codex: a local Responses API server that plays scripted scenarios."""
 
 from engine.scripted_model.scenario import Reply, Scenario, ScenarioError, Script, load_script
-from engine.scripted_model.server import RecordedRequest, ScriptedModel, run_scripted_model
+from engine.scripted_model.server import Ids, RecordedRequest, ScriptedModel, run_scripted_model
 
 __all__ = [
+    "Ids",
     "RecordedRequest",
     "Reply",
     "Scenario",

@@ -1,7 +1,8 @@
-"""`python -m engine.scripted_model [PORT] [--requests FILE]`: serve the offline model until
-interrupted, for pointing a codex (or codex-deck's `[providers]`) at it by hand. Prints its
-base URL. With `--requests`, each request to `/responses` is appended to FILE as a JSON line
-(the user's latest text, and how many tool outputs follow it), for counting what was asked."""
+"""`python -m engine.scripted_model [PORT] [--requests FILE] [--ids unique|reused|none]`: serve
+the offline model until interrupted, for pointing a codex (or codex-deck's `[providers]`) at it
+by hand. Prints its base URL. With `--requests`, each request to `/responses` is appended to
+FILE as a JSON line (the user's latest text, and how many tool outputs follow it), for
+counting what was asked. `--ids` names its items as other providers do (see `Ids`)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ import argparse
 import contextlib
 import json
 from pathlib import Path
+from typing import get_args
 
 import anyio
 
-from engine.scripted_model.server import ScriptedModel, run_scripted_model
+from engine.scripted_model.server import Ids, ScriptedModel, run_scripted_model
 
 
-async def serve(port: int, requests: Path | None) -> None:
-    async with run_scripted_model(port=port) as model:
+async def serve(port: int, requests: Path | None, ids: Ids) -> None:
+    async with run_scripted_model(port=port, ids=ids) as model:
         print(model.base_url, flush=True)
         if requests is None:
             await anyio.sleep_forever()
@@ -39,9 +41,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m engine.scripted_model")
     parser.add_argument("port", nargs="?", type=int, default=0)
     parser.add_argument("--requests", type=Path, help="append each request to this file")
+    parser.add_argument(
+        "--ids",
+        choices=get_args(Ids),
+        default="unique",
+        help="how items are named: unique (as OpenAI), reused in every response, or none",
+    )
     arguments = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(serve, arguments.port, arguments.requests)
+        anyio.run(serve, arguments.port, arguments.requests, arguments.ids)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,8 @@ class Reply:
     pace_ms: int = 0
     repeat: int = 1
     messages: int = 1
-    """The text is sent as this many separate message items (each the whole text)."""
+    """The text is sent as this many separate message items (each the whole text, with
+    `{part}` replaced by the message's number)."""
     exec: str | None = None
     justification: str | None = None
     prefix_rule: tuple[str, ...] = ()

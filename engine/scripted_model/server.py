@@ -13,7 +13,7 @@ import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 from anyio.abc import ByteStream, Listener, SocketAttribute, SocketListener
@@ -31,6 +31,11 @@ HOLD_LIMIT_SECONDS = 300.0
 """A held stream finishes by itself after this long, so nothing waits for ever."""
 
 _CONTEXT_TAG = re.compile(r"^\s*<([a-z_]+)>")
+Ids = Literal["unique", "reused", "none"]
+"""How the model names its output items, as providers do: `unique` ids for each response's
+items (as OpenAI does); the same ids in every response (`msg_0` and `rs_0`, as many local and
+proxy servers send); or no ids at all."""
+
 _TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
 _CLOSED = (
     anyio.EndOfStream,
@@ -95,9 +100,11 @@ def _user_messages(items: list[dict[str, Any]]) -> list[tuple[int, str]]:
 class ScriptedModel:
     """A running scripted model. Use `run_scripted_model()` to start one."""
 
-    def __init__(self, script: Script, port: int) -> None:
+    def __init__(self, script: Script, port: int, ids: Ids = "unique") -> None:
         self.script = script
         self.port = port
+        self.ids = ids
+        """How it names the items it sends (see `Ids`)."""
         self.requests: list[RecordedRequest] = []
         """Every request received, in order."""
         self.holding = 0
@@ -190,7 +197,7 @@ class ScriptedModel:
         response_id = f"resp-{number}"
         await out.send(sse.created(response_id))
         if reply.reasoning:
-            reasoning_id = f"rs-{number}"
+            reasoning_id = self._item_id("rs", number, 0)
             await out.send(sse.reasoning_added(reasoning_id))
             for piece in _pieces(reply.reasoning, reply.chunk):
                 await out.send(sse.reasoning_delta(reasoning_id, piece))
@@ -198,12 +205,13 @@ class ScriptedModel:
         text = reply.full_text.replace("{scenarios}", self.script.menu())
         if text or reply.hold:
             for copy in range(reply.messages):
-                message_id = f"msg-{number}" if copy == 0 else f"msg-{number}-{copy}"
-                if not await self._message(out, buffered, reply, message_id, text):
+                message_id = self._item_id("msg", number, copy)
+                part = text.replace("{part}", str(copy + 1))
+                if not await self._message(out, buffered, reply, message_id, part):
                     return False
                 if reply.cut:
                     return True
-        tool = _tool_call(reply, number)
+        tool = _tool_call(reply, "call_0" if self.ids == "reused" else f"call-{number}")
         if tool is not None:
             await out.send(tool)
         if reply.fail is not None:
@@ -212,12 +220,19 @@ class ScriptedModel:
             await out.send(sse.completed(response_id, request_size // 4, len(text) // 4))
         return True
 
+    def _item_id(self, kind: str, response: int, copy: int) -> str | None:
+        if self.ids == "none":
+            return None
+        if self.ids == "reused":
+            return f"{kind}_0"
+        return f"{kind}-{response}" if copy == 0 else f"{kind}-{response}-{copy}"
+
     async def _message(
         self,
         out: _ChunkedEvents,
         buffered: BufferedByteReceiveStream,
         reply: Reply,
-        message_id: str,
+        message_id: str | None,
         text: str,
     ) -> bool:
         """Stream one message item; False when the client went away while it was held."""
@@ -291,8 +306,7 @@ def _pieces(text: str, size: int) -> list[str]:
     return [text[start : start + size] for start in range(0, len(text), size)]
 
 
-def _tool_call(reply: Reply, number: int) -> sse.Event | None:
-    call_id = f"call-{number}"
+def _tool_call(reply: Reply, call_id: str) -> sse.Event | None:
     if reply.exec is not None:
         arguments: dict[str, Any] = {"cmd": reply.exec, "yield_time_ms": 1000}
         if reply.justification is not None:
@@ -346,16 +360,19 @@ async def _read_chunked(buffered: BufferedByteReceiveStream) -> bytes:
 
 @asynccontextmanager
 async def run_scripted_model(
-    script: Script | None = None, port: int = 0, bound: socket.socket | None = None
+    script: Script | None = None,
+    port: int = 0,
+    bound: socket.socket | None = None,
+    ids: Ids = "unique",
 ) -> AsyncIterator[ScriptedModel]:
     """Start the scripted model on 127.0.0.1 (`port`, or any free one, or the listening
-    socket `bound`, which it then owns); stop it on exit."""
+    socket `bound`, which it then owns), naming its items as `ids` says; stop it on exit."""
     listener: Listener[Any]
     if bound is not None:
         listener = await SocketListener.from_socket(bound)
     else:
         listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=port)
-    model = ScriptedModel(script or load_script(), listener.extra(SocketAttribute.local_port))
+    model = ScriptedModel(script or load_script(), listener.extra(SocketAttribute.local_port), ids)
     async with listener, task_group() as tasks:
         tasks.start_soon(listener.serve, model.serve_connection)
         try:

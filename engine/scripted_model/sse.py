@@ -44,51 +44,56 @@ def failed(response_id: str, message: str) -> Event:
     }
 
 
-def _message(item_id: str, text: str) -> Event:
-    return {
-        "type": "message",
-        "role": "assistant",
-        "id": item_id,
-        "content": [{"type": "output_text", "text": text}],
-    }
+def _named(item_id: str | None, fields: Event) -> Event:
+    """`fields` with the item's id, if it has one (some providers send none)."""
+    return fields if item_id is None else {**fields, "id": item_id}
 
 
-def message_added(item_id: str) -> Event:
+def _message(item_id: str | None, text: str) -> Event:
+    return _named(
+        item_id,
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": text}],
+        },
+    )
+
+
+def message_added(item_id: str | None) -> Event:
     return {"type": "response.output_item.added", "item": _message(item_id, "")}
 
 
-def text_delta(item_id: str, delta: str) -> Event:
-    return {"type": "response.output_text.delta", "item_id": item_id, "delta": delta}
+def text_delta(item_id: str | None, delta: str) -> Event:
+    return {"type": "response.output_text.delta", "item_id": item_id or "", "delta": delta}
 
 
-def message_done(item_id: str, text: str) -> Event:
+def message_done(item_id: str | None, text: str) -> Event:
     return {"type": "response.output_item.done", "item": _message(item_id, text)}
 
 
-def reasoning_added(item_id: str) -> Event:
+def reasoning_added(item_id: str | None) -> Event:
     return {
         "type": "response.output_item.added",
-        "item": {"type": "reasoning", "id": item_id, "summary": []},
+        "item": _named(item_id, {"type": "reasoning", "summary": []}),
     }
 
 
-def reasoning_delta(item_id: str, delta: str) -> Event:
+def reasoning_delta(item_id: str | None, delta: str) -> Event:
     return {
         "type": "response.reasoning_summary_text.delta",
-        "item_id": item_id,
+        "item_id": item_id or "",
         "delta": delta,
         "summary_index": 0,
     }
 
 
-def reasoning_done(item_id: str, summary: str) -> Event:
+def reasoning_done(item_id: str | None, summary: str) -> Event:
     return {
         "type": "response.output_item.done",
-        "item": {
-            "type": "reasoning",
-            "id": item_id,
-            "summary": [{"type": "summary_text", "text": summary}],
-        },
+        "item": _named(
+            item_id, {"type": "reasoning", "summary": [{"type": "summary_text", "text": summary}]}
+        ),
     }
 
 
