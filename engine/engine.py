@@ -61,7 +61,6 @@ from engine.store import Store, StoredConversation
 from engine.tasks import task_group
 from engine.trace import Redactor, jsonl
 
-MAX_INPUT_BYTES = 64 * 1024
 STOP_WAIT_SECONDS = 3.0
 """How long /stop waits for the turn to end before it says "stop requested"."""
 SHUTDOWN_SECONDS = 3.0
@@ -86,9 +85,8 @@ def known_secrets(settings: Settings) -> list[str]:
 
 
 def too_long(what: str, size: int) -> str:
-    limit = MAX_INPUT_BYTES
     return (
-        f"The {what} is {size:,} bytes; the limit is {limit:,} bytes ({limit // 1024} KiB). "
+        f"The {what} has {size:,} characters; codex takes {wire.TEXT_INPUT_CHARS:,} at most. "
         "Nothing was sent."
     )
 
@@ -332,8 +330,8 @@ class Engine:
     ) -> SubmitOutcome:
         """Send a message: start a turn when idle, steer the running turn (`auto`), or queue it.
 
-        Refused (nothing sent, a notice says why): input over 64 KiB, a full queue, or too
-        many running conversations. Empty input is ignored.
+        Refused (nothing sent, a notice says why): input over codex's limit (TEXT_INPUT_CHARS
+        characters), a full queue, or too many running conversations. Empty input is ignored.
         """
         conversation = self._conversations.get(conversation_id)
         if not text.strip() and not conversation.images:
@@ -343,9 +341,8 @@ class Engine:
             return self._notices.refused(
                 conversation, f"codex is not running ({reason}). Nothing was sent."
             )
-        size = len(text.encode())
-        if size > MAX_INPUT_BYTES:
-            return self._notices.refused(conversation, too_long("message", size))
+        if len(text) > wire.TEXT_INPUT_CHARS:
+            return self._notices.refused(conversation, too_long("message", len(text)))
         await self.restored()  # what was in flight before a restart is settled first
         for image in conversation.images:
             try:
@@ -477,9 +474,8 @@ class Engine:
         when asked to or when none is open. Nothing is sent when the result is not ok.
         """
         conversation = self._conversations.get(conversation_id)
-        size = len(question.encode())
-        if size > MAX_INPUT_BYTES:
-            return self._notices.failed(conversation.id, too_long("question", size))
+        if len(question) > wire.TEXT_INPUT_CHARS:
+            return self._notices.failed(conversation.id, too_long("question", len(question)))
         try:
             side = await self._side_chats.ask(
                 self._tasks, conversation, question, side_chat_id, new=new

@@ -108,7 +108,7 @@ class UiSettings:
     notifications: Literal["both", "bell", "osc9", "off"] = "both"
     """How a conversation out of view that needs an answer is announced."""
     keys: dict[str, str] = field(default_factory=dict)
-    """Key overrides by binding id, e.g. `"trace.toggle" = "ctrl+g"` (see F1)."""
+    """Key overrides by binding id, e.g. `"trace.toggle" = "ctrl+r"` (see F1)."""
 
 
 def config_path() -> Path:

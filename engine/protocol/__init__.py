@@ -7,6 +7,7 @@ Reading never raises: unknown methods, item types and ill-typed payloads become
 from engine.protocol.base import WireModel
 from engine.protocol.client_requests import (
     SANDBOX_POLICIES,
+    TEXT_INPUT_CHARS,
     Account,
     AccountReadParams,
     AccountReadResult,
@@ -143,6 +144,7 @@ from engine.protocol.thread import Thread, ThreadStatus, TokenCounts, TokenUsage
 
 __all__ = [
     "SANDBOX_POLICIES",
+    "TEXT_INPUT_CHARS",
     "AcceptWithExecPolicyAmendment",
     "Account",
     "AccountLoginCompleted",

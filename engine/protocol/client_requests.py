@@ -43,6 +43,11 @@ class InitializeParams(WireModel):
     capabilities: InitializeCapabilities | None = None
 
 
+TEXT_INPUT_CHARS = 1 << 20
+"""The longest text codex takes in a message ("Input exceeds the maximum length of 1048576
+characters", as 0.163 answers a longer one)."""
+
+
 class TextInput(WireModel):
     schema_name = "UserInput#text"
     type: Literal["text"] = "text"

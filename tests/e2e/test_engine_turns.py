@@ -18,7 +18,7 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
-from engine.protocol import AgentMessageItem, UserMessageItem
+from engine.protocol import TEXT_INPUT_CHARS, AgentMessageItem, UserMessageItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import LimitsSettings, Settings
 from tests.e2e.conftest import open_engine
@@ -157,12 +157,12 @@ async def test_input_checks(deck: Deck, scripted_model: ScriptedModel, tally: Le
     conversation = await engine.new_conversation()
     ignored = await engine.submit(conversation.id, "   \n ")
     assert (ignored.accepted, ignored.message) == (False, "")
-    too_long = await engine.submit(conversation.id, "x" * (64 * 1024 + 1))
+    too_long = await engine.submit(conversation.id, "é" * (TEXT_INPUT_CHARS + 1))
     sent = len(scripted_model.responses_requests())
     tally("input", "a message over the input limit: refused, nothing sent", unapproved=sent)
     assert not too_long.accepted
     assert too_long.message == (
-        "The message is 65,537 bytes; the limit is 65,536 bytes (64 KiB). Nothing was sent."
+        "The message has 1,048,577 characters; codex takes 1,048,576 at most. Nothing was sent."
     )
     assert log.of(SubmissionAccepted) == []
     assert sent == 0

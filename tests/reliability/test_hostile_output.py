@@ -31,6 +31,9 @@ def test_escape_sequences_are_shown_not_obeyed_and_nothing_is_approved_by_text(
         app.wait_for("y approve", sent)
         unapproved = int((workspace / "hostile.txt").exists())
 
+        moved = len(app.raw)
+        app.type("\x07")  # ctrl+g: to the card (it never takes the keys by itself)
+        app.wait_for("y Approve", moved)
         answered = len(app.raw)
         app.type("y")
         app.wait_for("they are shown, not obeyed", answered)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
 from pathlib import Path
@@ -16,6 +16,7 @@ from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.store import Store
+from tests.tui.tmux import Terminal, open_terminal
 from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.screens.main import MainScreen
@@ -86,6 +87,13 @@ async def engine_on(
     finally:
         if kept is not None:
             kept.close()
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    """A real terminal (tmux), 120 by 36."""
+    with open_terminal(tmp_path) as opened:
+        yield opened
 
 
 def ready(main: MainScreen) -> bool:

@@ -10,6 +10,7 @@ import anyio
 import pytest
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.geometry import Region
 from textual.selection import Selection
 from textual.widgets import Static
@@ -23,7 +24,7 @@ from engine.events import (
     ItemStarted,
     Stamp,
 )
-from engine.protocol import CommandExecutionItem
+from engine.protocol import TEXT_INPUT_CHARS, CommandExecutionItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.reliability.report import Ledger
@@ -273,7 +274,8 @@ async def test_an_approval_is_answered_with_a_key(deck: Deck, workspace: Path) -
         await type_and_send(app, pilot, "approval")
         await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
         card = transcript(app).query_one(ApprovalCard)
-        await until(pilot, lambda: card.has_focus, "the card has the focus")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: card.has_focus, "ctrl+g moves to the card")
         await pilot.press("y")
         await until(pilot, lambda: turn_markers(app), "the turn ends")
         assert card.resolved
@@ -288,9 +290,9 @@ async def test_text_that_is_not_accepted_stays_with_the_reason(deck: Deck) -> No
         await until(pilot, lambda: note.display, "the reason shows")
         assert "unknown command /frobnicate" in str(note.render())
         assert composer.text == "/frobnicate"
-        long_text = "x" * (64 * 1024 + 10)
+        long_text = "x" * (TEXT_INPUT_CHARS + 10)
         await type_and_send(app, pilot, long_text)
-        await until(pilot, lambda: "the limit is 65,536 bytes" in str(note.render()), "the reason")
+        await until(pilot, lambda: "takes 1,048,576 at most" in str(note.render()), "the reason")
         assert composer.text == long_text
 
 
@@ -350,12 +352,12 @@ async def test_history_walks_back_through_sent_messages(deck: Deck) -> None:
 
 
 async def test_keys_can_be_changed_by_binding_id(deck: Deck) -> None:
-    settings = Settings(ui=UiSettings(keys={"trace.toggle": "ctrl+g"}))
+    settings = Settings(ui=UiSettings(keys={"trace.toggle": "ctrl+r"}))
     async with deck(settings=settings) as (app, pilot):
         trace = app.main.query_one(TracePane)
         await pilot.press("ctrl+t")
         assert not trace.display
-        await pilot.press("ctrl+g")
+        await pilot.press("ctrl+r")
         assert trace.display
 
 
@@ -372,6 +374,44 @@ async def test_an_answer_can_be_selected_and_copied(deck: Deck) -> None:
         assert "That is all of it." in selected
         app.screen.action_copy_text()
         assert "Streaming Markdown" in (app.clipboard or "")
+
+
+async def test_app_keys_work_from_the_message_box(deck: Deck) -> None:
+    """ctrl+y and F6 are keys of the text area too (redo, select a line): they did nothing
+    while the message box had the focus."""
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "count for me")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        composer = app.main.query_one(Composer)
+        composer.text = "a draft"
+        assert app.focused is composer
+        await pilot.press("ctrl+y")
+        assert (app.clipboard or "").startswith("one two three")
+        assert composer.text == "a draft"
+        await pilot.press("f6")
+        assert app.main.query_one(TracePane).display
+        assert app.main.has_class("-trace-full")
+
+
+def test_no_key_of_the_app_is_taken_by_a_text_field_first() -> None:
+    """A key the message box (or a field) binds as well is the app's only if it has
+    priority; every other key of F1 reaches the app from the message box."""
+    from textual.widgets import Input, TextArea
+
+    from tui.screens.main import MainScreen
+
+    fields = {
+        key.strip()
+        for field in (TextArea, Input)
+        for b in field.BINDINGS
+        if isinstance(b, Binding)
+        for key in b.key.split(",")
+    }
+    for owner in (CodexDeckApp, MainScreen):
+        for binding in owner.BINDINGS:
+            assert isinstance(binding, Binding)
+            taken = fields & {key.strip() for key in binding.key.split(",")}
+            assert binding.priority or not taken, f"{binding.key} ({binding.action})"
 
 
 async def test_a_widget_that_draws_raw_model_text_still_sends_no_control_character(

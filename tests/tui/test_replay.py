@@ -54,7 +54,8 @@ async def test_a_recorded_session_replays_the_same_transcript(
     async with deck(record=recording) as (app, pilot):
         await type_and_send(app, pilot, "do it all")
         await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
-        await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "it has focus")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "ctrl+g moves to it")
         await pilot.press("y")
         await until(pilot, lambda: turn_markers(app), "the turn ends")
         await until(pilot, lambda: transcript(app).settled, "the answer is drawn")
@@ -79,7 +80,8 @@ async def test_a_recorded_session_replays_the_same_transcript(
         card = transcript(replay).query_one(ApprovalCard)
         assert not card.resolved, "stepped to the request: it waits, as it did"
         assert 1 < steps < backend.total
-        await until(pilot, lambda: card.has_focus, "the card has the focus")
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: card.has_focus, "ctrl+g moves to the card")
         await pilot.press("y")
         await until(pilot, lambda: READ_ONLY in _note(replay), "the replay says it sends nothing")
         assert not card.resolved

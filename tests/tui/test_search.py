@@ -23,7 +23,8 @@ async def rich_turn(app: CodexDeckApp, pilot: object) -> None:
     """Reasoning, an approved command with output, a new file and an answer."""
     await type_and_send(app, pilot, "do it all")
     await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")  # type: ignore[arg-type]
-    await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "it has focus")  # type: ignore[arg-type]
+    await pilot.press("ctrl+g")  # type: ignore[attr-defined]
+    await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "ctrl+g moves to it")  # type: ignore[arg-type]
     await pilot.press("y")  # type: ignore[attr-defined]
     await until(pilot, lambda: turn_markers(app), "the turn ends")  # type: ignore[arg-type]
     await until(pilot, lambda: transcript(app).settled, "it is drawn")  # type: ignore[arg-type]

@@ -4,82 +4,15 @@ send-keys and read back with capture-pane."""
 from __future__ import annotations
 
 import os
-import select
-import shutil
 import signal
 import subprocess
-import sys
-import time
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import local_settings
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
 
-COMMAND = Path(sys.executable).parent / "codex-deck"
-DEADLINE_SECONDS = 60
-
-
-def tmux(server: str, *args: str) -> list[str]:
-    """A tmux command for a server of the test's own: a shared server that exits once its
-    last session is killed could refuse the next test's session while it goes."""
-    return ["tmux", "-L", server, *args]
-
-
-class Terminal:
-    """A tmux session whose output is piped to a FIFO, so waiting wakes when the screen changes."""
-
-    def __init__(self, name: str, fifo: Path) -> None:
-        self.name = name
-        self._fifo = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-
-    def tmux(self, *args: str) -> str:
-        done = subprocess.run(tmux(self.name, *args), capture_output=True, text=True, check=True)
-        return done.stdout
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", self.name)
-
-    def type(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", self.name, *keys)
-
-    def wait_until(self, condition: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while not condition():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
-            readable, _, _ = select.select([self._fifo], [], [], remaining)
-            if readable:
-                os.read(self._fifo, 1 << 16)
-
-    def wait_for(self, text: str) -> None:
-        self.wait_until(lambda: text in self.screen(), repr(text))
-
-    def close(self) -> None:
-        os.close(self._fifo)
-
-
-@pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[Terminal]:
-    assert shutil.which("tmux"), "this test needs tmux (.ci/run installs it)"
-    name = f"deck-{uuid.uuid4().hex[:8]}"
-    fifo = tmp_path / "screen.fifo"
-    os.mkfifo(fifo)
-    subprocess.run(
-        tmux(name, "new-session", "-d", "-s", name, "-x", "120", "-y", "36", "bash --norc"),
-        check=True,
-        env={**os.environ, "PS1": "$ "},
-    )
-    subprocess.run(tmux(name, "pipe-pane", "-o", "-t", name, f"cat > {fifo}"), check=True)
-    term = Terminal(name, fifo)
-    try:
-        yield term
-    finally:
-        term.close()
-        subprocess.run(tmux(name, "kill-server"), check=False)
+MOST_KEYS = 600
+"""Seven lines of the message box, at most, as the test types them."""
 
 
 def test_the_demo_answers_a_typed_prompt(terminal: Terminal, isolated_settings: Path) -> None:
@@ -128,22 +61,6 @@ def test_keys_typed_while_it_starts_all_reach_the_message_box(
     terminal.wait_for("turn completed")
 
 
-MOST_KEYS = 600
-"""Seven lines of the message box, at most, as the test types them."""
-
-
-def message_box(screen: str) -> str:
-    """The text in the message box (the last box on the screen), its lines joined."""
-    lines = screen.splitlines()
-    top = max(at for at, line in enumerate(lines) if "╭" in line)
-    inside = []
-    for line in lines[top + 1 :]:
-        if "╰" in line:
-            break
-        inside.append(line.split("│")[1].strip())
-    return "".join(inside)
-
-
 def test_a_recorded_demo_replays_in_the_terminal(
     terminal: Terminal, isolated_settings: Path, tmp_path: Path
 ) -> None:
@@ -168,11 +85,6 @@ def test_a_recorded_demo_replays_in_the_terminal(
     terminal.wait_for("This is a replay: it shows what happened and sends nothing.")
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
-
-
-def at_the_shell(terminal: Terminal) -> bool:
-    command = terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
-    return command.strip().startswith("bash")
 
 
 def test_after_the_app_is_killed_mid_turn_it_comes_back_and_says_what_is_unknown(

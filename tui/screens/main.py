@@ -44,7 +44,7 @@ from tui.screens.paced import PacedScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
-from tui.widgets.card import InteractionCard
+from tui.widgets.card import TITLES, InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.conversation_list import ConversationList
@@ -84,15 +84,19 @@ class MainScreen(PacedScreen):
         Binding("f2", "rename", "Rename", id="conversation.rename"),
         Binding("f8", "archive", "Archive", id="conversation.archive"),
         Binding("ctrl+t", "toggle_trace", "Trace", id="trace.toggle"),
-        Binding("f6", "trace_full", "Trace full", id="trace.full", show=False),
+        # Keys the message box binds too (select line, redo) are the app's wherever the focus is.
+        Binding("f6", "trace_full", "Trace full", id="trace.full", show=False, priority=True),
         Binding("ctrl+b", "toggle_list", "List", id="list.toggle", show=False),
         Binding("ctrl+o", "toggle_output", "Output", id="command.latest"),
-        Binding("ctrl+y", "copy_answer", "Copy answer", id="copy.answer", show=False),
+        Binding(
+            "ctrl+y", "copy_answer", "Copy answer", id="copy.answer", show=False, priority=True
+        ),
         Binding("ctrl+l", "focus_composer", "Composer", id="composer.focus", show=False),
         Binding("f3", "session", "Session", id="conversation.session", show=False),
         Binding("f4", "toggle_side", "Side", id="side.toggle"),
         Binding("ctrl+f,slash", "find", "Find", id="find.open", show=False),
         Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False),
+        Binding("ctrl+g", "go_to_request", "Answer", id="request.next"),
     ]
 
     def __init__(
@@ -109,6 +113,8 @@ class MainScreen(PacedScreen):
         self._failed = ""
         """Why the engine could not start, if it could not."""
         self._queue_shown: str | None = None
+        self._waiting_shown: str | None = None
+        self._anything_waits = False
         self.current: str | None = None
         self._asked_for = conversation
         """The conversation to show first (`--conversation`), if any."""
@@ -125,6 +131,7 @@ class MainScreen(PacedScreen):
             with Vertical(id="center"):
                 yield ContentSwitcher(id="transcripts")
                 yield Static(id="queue", markup=False)
+                yield Static(id="waiting", markup=False)
                 yield Static(id="attachments", markup=False)
                 yield CommandCompletion()
                 yield Static(id="composer-note", markup=False)
@@ -185,10 +192,11 @@ class MainScreen(PacedScreen):
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
         composer = self.query_one(Composer)
+        composer.engine = "up"
         held = composer.release()
         if held is not None:
             self._note("")
-            self.post_message(Composer.Submitted(composer, composer.text, held))
+            composer.submit(held)
 
     def _take_draft(self, draft: Draft) -> None:
         """Carry on with what was typed before this screen was shown (a message sent then
@@ -208,7 +216,9 @@ class MainScreen(PacedScreen):
         """The engine could not start: say why; what is written stays, held no longer."""
         self._failed = f"codex could not start: {reason}"
         self.status.set_engine_state("codex failed to start")
-        self.query_one(Composer).release()
+        composer = self.query_one(Composer)
+        composer.engine = "failed"
+        composer.release()
         self._note(self._failed)
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
@@ -240,9 +250,7 @@ class MainScreen(PacedScreen):
             transcript = self._transcript(conversation_id)
             if transcript is None:
                 continue
-            cards = await transcript.apply(events)
-            if cards and conversation_id == self.current:
-                cards[-1].take_focus()
+            await transcript.apply(events)
         side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
         if side_events:
             await self._side_events(side_events)
@@ -250,6 +258,7 @@ class MainScreen(PacedScreen):
         if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
             self._refresh_status()
         self._refresh_queue()
+        self._refresh_waiting()
 
     async def _side_events(self, events: Sequence[EngineEvent]) -> None:
         panel = self.query_one(SidePanel)
@@ -350,6 +359,70 @@ class MainScreen(PacedScreen):
         self._refresh_status()
         self._refresh_attachments()
         self._refresh_queue()
+        self._refresh_waiting()
+        if self._focus_in_transcripts():
+            self.query_one(Composer).focus()  # nothing of the other conversation keeps keys
+
+    def _focus_in_transcripts(self) -> bool:
+        focused = self.focused
+        switcher = self.query_one(ContentSwitcher)
+        return focused is not None and switcher in focused.ancestors
+
+    def _refresh_waiting(self) -> None:
+        """Say what waits for an answer in the conversation shown, and how to reach it."""
+        transcript = self._current_transcript()
+        waiting = transcript.waiting if transcript is not None else []
+        if not waiting:
+            text = ""
+        elif len(waiting) == 1:
+            info = waiting[0].info
+            if info.kind in ("question", "elicitation"):
+                asks = "codex has a question" if info.kind == "question" else "a tool asks"
+                typed = f"/respond {info.id} …"
+            else:
+                asks, typed = f"codex asks: {TITLES[info.kind]}", f"/approve {info.id}"
+            text = f"⚠ {asks} [{info.id}] — ctrl+g goes to it (or {typed})"
+        else:
+            text = f"⚠ {len(waiting)} requests wait for an answer — ctrl+g goes to the first"
+        anywhere = bool(waiting) or any(i.pending_interactions for i in self._infos.values())
+        if anywhere != self._anything_waits:
+            self._anything_waits = anywhere
+            self.refresh_bindings()  # ctrl+g shows in the key bar while something waits
+        if text == self._waiting_shown:
+            return  # every batch of events comes here; an update re-lays out the screen
+        self._waiting_shown = text
+        strip = self.query_one("#waiting", Static)
+        strip.display = bool(text)
+        strip.update(text)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "go_to_request":
+            return self._anything_waits
+        return True
+
+    async def action_go_to_request(self) -> None:
+        """Move to the request that waits longest here (ctrl+g; again: the next one), or,
+        when none waits here, to the first conversation where one does."""
+        transcript = self._current_transcript()
+        if transcript is None or not transcript.waiting:
+            elsewhere = [i.id for i in self._infos.values() if i.pending_interactions]
+            if not elsewhere:
+                return
+            await self.show_conversation(elsewhere[0])
+            transcript = self._current_transcript()
+            if transcript is None or not transcript.waiting:
+                return
+        waiting = transcript.waiting
+        focused = self.focused
+        within = [focused, *focused.ancestors] if focused is not None else []
+        at = next((n for n, entry in enumerate(waiting) if entry.widget in within), -1)
+        card = await transcript.card(waiting[(at + 1) % len(waiting)])
+        if card is not None:
+            card.reach()
+
+    @on(InteractionCard.Left)
+    def _left_card(self) -> None:
+        self.query_one(Composer).focus()
 
     def _refresh_status(self) -> None:
         if self.backend is None or self.current is None:
@@ -375,6 +448,10 @@ class MainScreen(PacedScreen):
         strip.display = bool(images)
         chips = "  ".join(f"[{image.label}]" for image in images)
         strip.update(f"📎 {chips}  — sent with your next message · /image clear drops them")
+
+    @on(Composer.PasteRefused)
+    def _paste_refused(self, event: Composer.PasteRefused) -> None:
+        self._note(event.why)
 
     @on(Composer.ImagePasted)
     def _image_pasted(self, event: Composer.ImagePasted) -> None:
@@ -404,7 +481,6 @@ class MainScreen(PacedScreen):
             self._note(HELD, error=False)
             return
         if event.text.strip() == "/login":
-            self.query_one(Composer).text = ""
             offer = getattr(self.app, "offer_sign_in", None)
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
@@ -412,7 +488,6 @@ class MainScreen(PacedScreen):
         latest = self._transcript(self.current)
         command = latest.last_command() if latest is not None else None
         if event.text.strip() == "/output" and command is not None:
-            self.query_one(Composer).text = ""
             self._page_output(command.entry)
             return
         if event.text.strip() in ("/model", "/model all"):
@@ -428,10 +503,10 @@ class MainScreen(PacedScreen):
             offered = await self.backend.models(include_hidden=hidden)
         except CodexDeckError as error:
             self._note(f"codex could not list its models: {error}")
+            self.query_one(Composer).give_back("/model all" if hidden else "/model")
             return
         current = self.backend.session_info(conversation_id).model
         chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
-        self.query_one(Composer).text = ""
         if chosen is not None:
             model, effort = chosen
             self._send(conversation_id, f"/model {model} {effort or ''}".strip(), "auto")
@@ -450,10 +525,9 @@ class MainScreen(PacedScreen):
         composer = self.query_one(Composer)
         if ok:
             composer.remember(text)
-            if composer.text == text:
-                composer.text = ""
             self._note("")
         else:
+            composer.give_back(text)
             self._note(f"Not sent: {message}" if message else "")
         if created is not None:
             await self._show_created(created)

@@ -16,7 +16,7 @@ from tui.widgets.diff import render_change
 
 
 class ApprovalCard(InteractionCard):
-    """Focused when it appears: y approve, a for the session, p save the offered rule,
+    """Reached with ctrl+g: y approve, a for the session, p save the offered rule,
     w save the offered network rule, n decline, c decline and stop (or /approve ID …)."""
 
     BINDINGS = [
@@ -63,12 +63,12 @@ class ApprovalCard(InteractionCard):
     def _keys(self) -> str:
         if self.info.kind == "permissions":
             return (
-                f"y allow for this turn · a allow for the session · n decline"
-                f"   (or /approve {self.info.id} [session])"
+                f"ctrl+g goes here, then y allow for this turn · a allow for the session · "
+                f"n decline · esc back   (or /approve {self.info.id} [session])"
             )
         return (
-            "y approve · a approve for the session · n decline · c decline and stop the turn"
-            f"   (or /approve {self.info.id})"
+            "ctrl+g goes here, then y approve · a approve for the session · n decline · "
+            f"c decline and stop the turn · esc back   (or /approve {self.info.id})"
         )
 
     def action_approve(self, scope: ApproveScope) -> None:

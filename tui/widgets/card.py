@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from engine.interactions import Answer
@@ -25,7 +27,10 @@ TITLES = {
 
 
 class InteractionCard(Vertical, can_focus=True):
-    """A request waiting for an answer. Once resolved it shows the outcome and takes no keys."""
+    """A request waiting for an answer. Once resolved it shows the outcome and takes no keys.
+    Esc goes back to the message box, answering nothing."""
+
+    BINDINGS = [Binding("escape", "leave", "Back", id="card.leave")]
 
     DEFAULT_CSS = """
     InteractionCard {
@@ -71,16 +76,35 @@ class InteractionCard(Vertical, can_focus=True):
         self.set_class(self.resolved, "-resolved")
         return self._keys_line
 
+    @dataclass
+    class Left(Message):
+        """The user left the card without answering it (Esc)."""
+
+        card: InteractionCard
+
+        @property
+        def control(self) -> InteractionCard:
+            return self.card
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A resolved card takes no more answers, so its keys leave the footer."""
-        return not self.resolved
+        return action == "leave" or not self.resolved
 
-    def take_focus(self) -> None:
-        """Focus the card (or its first field) when it appears, and once it is laid out show
-        it from its top (a card taller than the view shows its question first)."""
-        fields = self.query(FIELDS)
-        (fields.first() if fields else self).focus(scroll_visible=False)
+    def action_leave(self) -> None:
+        self.post_message(self.Left(self))
+
+    def reach(self) -> None:
+        """The user moved to the card (ctrl+g): focus it, or the field to fill in first, and
+        once it is laid out show it from its top (a card taller than the view shows its
+        question first). A card never takes the focus by itself: keys typed for the message
+        box must not answer it."""
+        self.screen.set_focus(self.first_field(), scroll_visible=False)  # before the next key
         self.call_after_refresh(self._show_from_top)
+
+    def first_field(self) -> Widget:
+        """What takes the keys when the user moves to the card."""
+        fields = self.query(FIELDS)
+        return fields.first() if fields else self
 
     def _show_from_top(self) -> None:
         if self.is_attached:

@@ -6,7 +6,9 @@ the first or last line walk through what was sent before.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Literal
 
 from rich.text import Text
 from textual import events
@@ -16,9 +18,13 @@ from textual.widgets.option_list import Option
 
 from engine.commands import COMMANDS, Usage
 from engine.images import IMAGE_SUFFIXES
+from engine.protocol import TEXT_INPUT_CHARS
 from tui.widgets.draft import DraftBox, Mode
 
 HISTORY_KEPT = 200
+PASTE_SHOWN_CHARS = 4000
+PASTE_SHOWN_LINES = 40
+"""A paste longer than this shows in the box as a placeholder, sent as what was pasted."""
 
 
 def completions(text: str) -> list[Usage]:
@@ -103,16 +109,24 @@ class Composer(DraftBox):
 
     def __init__(self) -> None:
         super().__init__(id="composer")
+        self.engine: Literal["starting", "up", "failed"] = "starting"
+        """Whether codex is up: a message sent before it is held in the box; once it is, the
+        box is emptied as Enter is pressed, so what is typed next starts afresh."""
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
+        self._pasted: dict[str, str] = {}
+        """What each placeholder of a large paste stands for (kept for the history too)."""
+        self._shown: dict[str, str] = {}
+        """Messages sent and not yet taken or refused: how each looked in the box."""
 
     @property
     def completion(self) -> CommandCompletion:
         return self.screen.query_one(CommandCompletion)
 
     def remember(self, text: str) -> None:
-        """Keep a sent message for up/down."""
+        """Keep a sent message for up/down (as it looked in the box)."""
+        text = self._shown.pop(text, text)
         if text.strip() and (not self.sent or self.sent[-1] != text):
             self.sent.append(text)
             del self.sent[:-HISTORY_KEPT]
@@ -139,10 +153,10 @@ class Composer(DraftBox):
             return
         if key == "enter":
             self._stop(event)
-            self._send("auto")
+            self.submit("auto")
         elif key == "tab":
             self._stop(event)
-            self._send("queue")
+            self.submit("queue")
         elif key == "escape":
             self._stop(event)
             self.post_message(self.StopPressed(self))
@@ -163,22 +177,79 @@ class Composer(DraftBox):
         else:
             await super()._on_key(event)
 
+    @dataclass
+    class PasteRefused(Message):
+        """A paste would make the message longer than codex takes: it was not added."""
+
+        composer: Composer
+        why: str
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
     async def _on_paste(self, event: events.Paste) -> None:
-        path = image_path(event.text)
-        if path is None or self.read_only:
-            await super()._on_paste(event)
+        """Insert a paste once (the text area's own handler is not run): its line ends as
+        newlines (terminals paste them as returns), a large one as a placeholder, and one
+        too large for a message not at all; a path to an image attaches the image."""
+        self._stop(event)
+        if self.read_only:
             return
+        pasted = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        path = image_path(pasted)
+        if path is not None:
+            self.post_message(self.ImagePasted(self, path))
+            return
+        if len(self.expanded(self.text)) + len(pasted) > TEXT_INPUT_CHARS:
+            why = (
+                f"Not pasted: it has {len(pasted):,} characters, and a message can have "
+                f"{TEXT_INPUT_CHARS:,} at most (codex's limit). Nothing was added."
+            )
+            self.post_message(self.PasteRefused(self, why))
+            return
+        lines = pasted.count("\n") + 1
+        if len(pasted) > PASTE_SHOWN_CHARS or lines > PASTE_SHOWN_LINES:
+            label = placeholder(pasted, lines, self._pasted)
+            self._pasted[label] = pasted
+            pasted = label
+        result = self.replace(pasted, *self.selection, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+
+    def expanded(self, text: str) -> str:
+        """`text` with each placeholder of a large paste replaced by what was pasted."""
+        for label, pasted in self._pasted.items():
+            if label in text:
+                text = text.replace(label, pasted)
+        return text
+
+    def _stop(self, event: events.Key | events.Paste) -> None:
         event.stop()
         event.prevent_default()
-        self.post_message(self.ImagePasted(self, path))
 
-    def _stop(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
+    def submit(self, mode: Mode) -> None:
+        """Send what is written (Enter, Tab, or a held message once codex is up)."""
+        shown = self.text
+        if not shown.strip():
+            return
+        if self.engine == "starting":
+            self.hold(mode)
+        elif self.engine == "up":
+            self.text = ""
+            self._history_at = None
+        text = self.expanded(shown)
+        self._shown[text] = shown
+        self.post_message(self.Submitted(self, text, mode))
 
-    def _send(self, mode: Mode) -> None:
-        if self.text.strip():
-            self.post_message(self.Submitted(self, self.text, mode))
+    def shown(self, text: str) -> str:
+        """How a message sent from here looked in the box (large pastes as placeholders)."""
+        return self._shown.get(text, text)
+
+    def give_back(self, text: str) -> None:
+        """A message sent was not taken: put it back, before anything typed since."""
+        typed = self.text
+        text = self._shown.pop(text, text)
+        self.text = f"{text}\n{typed}" if typed.strip() else text
+        self.move_cursor(self.document.end)
 
     def _walk_history(self, step: int) -> None:
         if self._history_at is None:
@@ -197,6 +268,18 @@ class Composer(DraftBox):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.completion.show(completions(self.text))
+
+
+def placeholder(pasted: str, lines: int, taken: Collection[str]) -> str:
+    """What the box shows for a large paste, as the Codex TUI does: `[pasted 5,000 lines]`
+    (numbered when the box has one of that name already)."""
+    size = f"{lines:,} lines" if lines > 1 else f"{len(pasted):,} characters"
+    label = f"[pasted {size}]"
+    number = 1
+    while label in taken:
+        number += 1
+        label = f"[pasted {size} #{number}]"
+    return label
 
 
 def image_path(pasted: str) -> str | None:

@@ -54,9 +54,12 @@ class FormCard(InteractionCard):
             yield _widget(field)
         yield Static("", classes="card-problem", markup=False)
         if info.url and not self.fields:
-            keys = "y when you have opened it · n declines"
+            keys = "ctrl+g goes here, then y when you have opened it · n declines · esc back"
         else:
-            keys = "ctrl+s sends · ctrl+x declines · ctrl+k cancels   (* required)"
+            keys = (
+                "ctrl+g goes here, then ctrl+s sends · ctrl+x declines · ctrl+k cancels · "
+                "esc back   (* required)"
+            )
         yield self.keys_line(keys)
 
     def values(self) -> dict[str, Any]:

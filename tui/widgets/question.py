@@ -10,6 +10,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -20,20 +21,26 @@ from tui.widgets.card import InteractionCard
 
 
 class Choices(OptionList):
-    """A question's options; 1-9 picks the option with that number at once."""
+    """A question's options: 1-9 moves to the option with that number, enter picks it. Other
+    text typed here goes to the question's answer field, if it has one."""
 
-    async def _on_key(self, event: events.Key) -> None:
+    def on_key(self, event: events.Key) -> None:
         if event.key.isdigit() and 0 < int(event.key) <= self.option_count:
             event.stop()
             event.prevent_default()
             self.highlighted = int(event.key) - 1
-            self.action_select()
             return
-        await super()._on_key(event)
+        field = self.parent.query(Input) if self.parent is not None else None
+        if event.is_printable and event.character not in (None, " ") and field:
+            event.stop()
+            event.prevent_default()
+            typed = field.first()
+            typed.focus()
+            typed.insert_text_at_cursor(event.character)
 
 
 class QuestionField(Vertical):
-    """One question: its options (1-9 pick one) and, where allowed, a free answer."""
+    """One question: its options and, where allowed, a free answer."""
 
     DEFAULT_CSS = """
     QuestionField { height: auto; margin: 1 0 0 0; }
@@ -61,7 +68,15 @@ class QuestionField(Vertical):
             )
         if question.is_other or question.is_secret or not options:
             placeholder = "the answer (hidden)" if question.is_secret else "or type an answer"
-            yield Input(placeholder=placeholder, password=question.is_secret)
+            yield Input(placeholder=placeholder, password=question.is_secret, select_on_focus=False)
+
+    def entry(self) -> Widget:
+        """Where the user starts on this question: the field of a secret (or open) question,
+        else its options."""
+        typed = self.query(Input)
+        if typed and (self.question.is_secret or not self.query(Choices)):
+            return typed.first()
+        return self.query_one(Choices)
 
     def value(self) -> str | None:
         """The typed answer if there is one, else the highlighted option."""
@@ -80,13 +95,17 @@ class QuestionCard(InteractionCard):
 
     BINDINGS = [Binding("ctrl+x", "decline", "Decline", id="question.decline")]
 
+    def first_field(self) -> Widget:
+        return self.query(QuestionField).first().entry()
+
     def compose(self) -> ComposeResult:
         yield self.title_line()
         for question in self.info.questions:
             yield QuestionField(question)
         yield Static("", classes="card-problem", markup=False)
         yield self.keys_line(
-            "1-9 or enter picks · type where there is a field · ctrl+x declines"
+            "ctrl+g goes here, then 1-9 moves · enter picks · type where there is a field · "
+            "ctrl+x declines · esc back"
             f"   (or /respond {self.info.id} …)"
         )
 

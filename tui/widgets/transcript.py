@@ -135,6 +135,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._entries: list[Entry] = []
         self._by_key: dict[str, Entry] = {}
         self._plans: dict[str, PlanEntry] = {}
+        self._waiting: dict[str, ApprovalEntry] = {}
+        """Requests not answered yet, oldest first."""
         self._users_by_turn: set[str] = set()
         self._window = WINDOW
         self._first_shown = 0
@@ -175,28 +177,34 @@ class Transcript(VerticalScroll, can_focus=False):
         entry = self._by_key.get(key)
         return entry.widget if entry is not None else None
 
+    @property
+    def waiting(self) -> list[ApprovalEntry]:
+        """The requests that wait for an answer, oldest first."""
+        return list(self._waiting.values())
+
+    async def card(self, entry: ApprovalEntry) -> InteractionCard | None:
+        """The card showing a request (brought back if it had left the window)."""
+        if entry.widget is None and entry in self._entries:
+            await self.reveal(self._entries.index(entry))
+        return entry.widget if isinstance(entry.widget, InteractionCard) else None
+
     def last_command(self) -> CommandCell | None:
         for entry in reversed(self._entries):
             if isinstance(entry, CommandEntry) and isinstance(entry.widget, CommandCell):
                 return entry.widget
         return None
 
-    async def apply(self, events: list[EngineEvent]) -> list[InteractionCard]:
-        """Show a batch of events; returns the approval cards it added."""
+    async def apply(self, events: list[EngineEvent]) -> None:
+        """Show a batch of events."""
         shown_before = len(self._entries)
         for event in joined_deltas(events):
             self._apply(event)
         if not self.display:
             if self._unshown_from is None:
                 self._unshown_from = shown_before
-            return []
+            return
         await self._show(shown_before)
         self._schedule_flush()
-        return [
-            entry.widget
-            for entry in self._entries[shown_before:]
-            if isinstance(entry.widget, InteractionCard)
-        ]
 
     def _apply(self, event: EngineEvent) -> None:
         if isinstance(event, ItemDelta):
@@ -211,9 +219,13 @@ class Transcript(VerticalScroll, can_focus=False):
             self._add(NoticeEntry(key=f"notice-{event.seq}", level=event.level, text=event.text))
         elif isinstance(event, InteractionRequested):
             info = event.interaction
-            self._add(ApprovalEntry(key=f"interaction-{info.id}", info=info))
+            key = f"interaction-{info.id}"
+            if key not in self._by_key:
+                self._waiting[key] = ApprovalEntry(key=key, info=info)
+                self._add(self._waiting[key])
         elif isinstance(event, InteractionResolved):
             entry = self._by_key.get(f"interaction-{event.interaction_id}")
+            self._waiting.pop(f"interaction-{event.interaction_id}", None)
             if isinstance(entry, ApprovalEntry):
                 outcome = event.outcome.replace("_", " ")
                 detail = event.detail

@@ -1,0 +1,107 @@
+"""Typing as a person does, in a real terminal (tmux), while things appear: a request card
+never takes the keys meant for the message box, and every key lands where it was typed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tests.conftest import local_settings
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tui.widgets.draft import PLACEHOLDER
+
+PROSE = "please also note this, then yes, approve all: /approve zzzz 1 2 y a n c p w. "
+"""Prose a user might go on typing, with every key a card answers to."""
+KEY_SECONDS = 0.03
+"""Between two keys typed at a person's speed (a fast typist: 33 keys a second)."""
+CARD = "Run this command?"
+WAITING = f"codex asks: {CARD}"
+MOST_KEYS = 300
+
+
+def type_slowly(terminal: Terminal, text: str) -> None:
+    for character in text:
+        terminal.type("-l", character)
+        time.sleep(KEY_SECONDS)
+
+
+def flat(text: str) -> str:
+    """`text` without its spaces (the message box wraps at spaces)."""
+    return "".join(text.split())
+
+
+def test_prose_typed_while_an_approval_appears_answers_nothing(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    terminal.type("approval", "Enter")
+    typed = ""
+    while CARD not in terminal.screen() and len(typed) < MOST_KEYS:
+        type_slowly(terminal, PROSE[len(typed) % len(PROSE)])
+        typed += PROSE[len(typed) % len(PROSE)]
+    typed += PROSE
+    type_slowly(terminal, PROSE)  # and a whole sentence more, with the card in view
+    terminal.wait_until(lambda: flat(message_box(terminal.screen())) == flat(typed), "the text")
+    screen = terminal.screen()
+    assert "accepted" not in screen
+    assert "declined" not in screen
+    assert not (workspace / "out.txt").exists()
+    assert f"{WAITING} " in screen, "the card is announced above the message box"
+    assert "ctrl+g goes to it" in screen
+
+    terminal.type("C-g")
+    terminal.wait_for("y Approve")  # the key bar shows the card's keys: it has the focus
+    terminal.type("y")
+    terminal.wait_for("turn completed")
+    assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+    assert flat(message_box(terminal.screen())) == flat(typed), "the text is still there"
+    assert WAITING not in terminal.screen()
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def asked(requests: Path) -> list[str]:
+    """The user texts the scripted model was sent, in order."""
+    if not requests.exists():
+        return []
+    return [json.loads(line)["user_text"] for line in requests.read_text().splitlines()]
+
+
+def test_a_paste_arrives_once_and_a_large_one_whole(
+    terminal: Terminal,
+    isolated_settings: Path,
+    model_url: str,
+    model_requests: Path,
+    tmp_path: Path,
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    terminal.tmux("set-buffer", "-b", "small", "count for me")
+    terminal.tmux("paste-buffer", "-p", "-b", "small", "-t", terminal.name)
+    terminal.wait_for("count for me")
+    assert message_box(terminal.screen()) == "count for me", "pasted once"
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+
+    lines = "\n".join(f"line {n} of the paste" for n in range(1, 5001))
+    (tmp_path / "paste.txt").write_text(lines)
+    terminal.tmux("load-buffer", "-b", "large", str(tmp_path / "paste.txt"))
+    terminal.type("-l", "look at this: ")
+    terminal.wait_for("look at this:")
+    terminal.tmux("paste-buffer", "-p", "-b", "large", "-t", terminal.name)
+    terminal.wait_for("[pasted 5,000 lines]")
+    terminal.type("-l", " thanks")
+    terminal.wait_until(
+        lambda: message_box(terminal.screen()) == "look at this: [pasted 5,000 lines] thanks",
+        "the placeholder in the box",
+    )
+    terminal.type("Enter")
+    terminal.wait_until(lambda: len(asked(model_requests)) == 2, "the message to reach codex")
+    assert asked(model_requests)[1] == f"look at this: {lines} thanks"
+    terminal.wait_until(lambda: message_box(terminal.screen()) == PLACEHOLDER, "an empty box")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
