@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,6 +24,8 @@ from engine.errors import CodexNotFound, SettingsError
 from engine.launch import Launch
 
 STDERR_LINES = 200
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+"""Terminal control sequences (CSI): the colours of codex's log lines."""
 EXIT_WAIT_SECONDS = 2.0
 """How long to wait for the exit code after stdout closes, and for each step of closing."""
 OUTPUT_SLICE_BYTES = 16 * 1024
@@ -217,14 +220,15 @@ class AppServerProcess:
         return list(self._stderr)
 
     async def run(self) -> None:
-        """Keep reading stderr (a full pipe would block codex) until it closes."""
+        """Keep reading stderr (a full pipe would block codex) until it closes; its lines are
+        kept as text, without the colours codex's log writes."""
         pending = b""
         with contextlib.suppress(anyio.ClosedResourceError):  # closed by `aclose`
             async for chunk in self._error_output:
                 *lines, pending = (pending + chunk).split(b"\n")
-                self._stderr.extend(line.decode("utf-8", "replace").rstrip() for line in lines)
+                self._stderr.extend(_plain(line) for line in lines)
         if pending:
-            self._stderr.append(pending.decode("utf-8", "replace").rstrip())
+            self._stderr.append(_plain(pending))
 
     async def describe_close(self) -> str:
         """Why stdout closed: the exit code or signal, and the last stderr lines."""
@@ -277,3 +281,8 @@ def _meaningful(lines: list[str]) -> list[str]:
         last = len(lines) - 1 - lines[::-1].index("Stack backtrace:")
         lines = lines[:last]
     return [line for line in lines if line.strip()]
+
+
+def _plain(line: bytes) -> str:
+    """A line of stderr as text, its colour codes dropped."""
+    return _ESCAPES.sub("", line.decode("utf-8", "replace")).rstrip()

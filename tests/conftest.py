@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import binary
 from engine.scripted_model import ScriptedModel, run_scripted_model
 
 
@@ -20,14 +22,30 @@ def anyio_backend() -> str:
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point CODEX_DECK_CONFIG at a file of the test's own and clear CODEX_DECK_* variables."""
-    import os
-
     for name in list(os.environ):
         if name.startswith("CODEX_DECK_"):
             monkeypatch.delenv(name)
     config = tmp_path / "codex-deck-config.toml"
     monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
     return config
+
+
+CODEX_UNDER_TEST = "DECK_TEST_CODEX"
+"""The environment variable naming a codex binary to test on instead of the bundled one (CI
+runs the core end-to-end tests on the npm build too)."""
+
+
+@pytest.fixture(autouse=True)
+def codex_under_test(isolated_settings: Path, monkeypatch: pytest.MonkeyPatch) -> Path | None:
+    """The codex named by DECK_TEST_CODEX, if set: found as the bundled one by the engine in
+    the tests' own process, and set as `[codex] binary` for the apps they start."""
+    named = os.environ.get(CODEX_UNDER_TEST)
+    if not named:
+        return None
+    path = Path(named)
+    monkeypatch.setattr(binary, "_bundled", lambda: (path, ""))
+    monkeypatch.setenv("CODEX_DECK_CODEX__BINARY", str(path))
+    return path
 
 
 @pytest.fixture

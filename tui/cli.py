@@ -36,7 +36,7 @@ no network, and a throw-away workspace. Try typing:
 
   show markdown      a streamed answer
   run a command      the agent runs `ls` in the sandbox
-  approval           a command that waits for your approval (y approves, n declines)
+  approval           a command that waits for your approval (ctrl+g goes to it, then y or n)
   create a file      a file change, shown as a diff
   do it all          reasoning, an approved command, a new file and an answer
   take your time     an answer that keeps going: Esc stops it, or type `change course` to steer
@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
+    if not has_terminal():
+        return no_terminal()
     # Codex starts now, while the app's modules and the engine's are imported.
     place, early = (None, None) if args.connect else head_start(settings, binary.path, args.demo)
 
@@ -241,6 +243,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def has_terminal() -> bool:
+    """Input and output are a terminal (or textual-serve's driver, which brings its own):
+    with input at end of file the app would spin, unseen, until killed."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return True
+    streams = (sys.__stdin__, sys.__stdout__)
+    return all(stream is not None and stream.isatty() for stream in streams)
+
+
+def no_terminal() -> int:
+    print(
+        "codex-deck: this is a terminal app: run it with its input and output on a terminal "
+        "(or `codex-deck serve` for a web browser).",
+        file=sys.stderr,
+    )
+    return 2
+
+
 def head_start(
     settings: Settings, binary: Path, demo: bool
 ) -> tuple[DemoPlace | None, Spawned | None]:
@@ -295,6 +315,8 @@ def play_recording(settings: Settings, args: argparse.Namespace) -> int:
     if not events:
         print(f"codex-deck: {args.file}: the recording has no events", file=sys.stderr)
         return 2
+    if not has_terminal():
+        return no_terminal()
     pace = "all at once" if math.isinf(args.speed) else f"at {args.speed:g}× speed"
     tour = (
         f"Replay of {args.file} ({len(events)} events, {pace}): it shows what happened and "

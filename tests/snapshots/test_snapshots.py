@@ -60,14 +60,23 @@ async def settled(pilot: Pilot[None]) -> None:
     for _ in range(200):
         await pilot.pause()
         transcripts = app.main.query(Transcript)
-        if transcripts and all(t.settled for t in transcripts) and app.focused is not None:
-            break
+        drawn = all(t.settled and (t.following or not t.display) for t in transcripts)
+        if transcripts and drawn and app.focused is not None:
+            break  # drawn, and followed to its end (a line shown above the box shortens it)
     else:
         raise AssertionError("the replay was not drawn")
     for field in app.main.query("Input, TextArea"):
         assert isinstance(field, Input | TextArea)
         field.cursor_blink = False
     await pilot.pause()
+
+
+async def reached(pilot: Pilot[None]) -> None:
+    """Drawn, then ctrl+g moved to the card waiting, shown from its top once laid out."""
+    await settled(pilot)
+    await pilot.press("ctrl+g")
+    for _ in range(3):
+        await pilot.pause()
 
 
 def test_empty_start(snap_compare: Compare) -> None:
@@ -139,8 +148,10 @@ def test_replay_stepped_to_the_approval(snap_compare: Compare) -> None:
 
 
 def test_pending_approval(snap_compare: Compare) -> None:
-    """A command waiting for approval: the card has the focus (accent border) with the full
-    command, cwd, reason and the y/a/n/c keys; the list shows NEEDS ATTENTION with [1]."""
+    """A command waiting for approval: the card (warning border) with the full command, cwd,
+    reason and its keys after `ctrl+g goes here`; the message box keeps the focus, the line
+    above it says `⚠ Run this command? [qx0a] · ctrl+g goes to it · or /approve qx0a`, the key bar
+    offers ^g Answer; the list shows NEEDS ATTENTION with [1]."""
     assert snap_compare(app_for("approval"), terminal_size=(120, 40), run_before=settled)
 
 
@@ -187,23 +198,25 @@ def test_80_by_24(snap_compare: Compare) -> None:
 
 def test_command_card_with_a_long_command(snap_compare: Compare) -> None:
     """A 270-character command waiting for approval, wrapped over several lines inside the
-    card and never cut: the whole `for name in alpha … zulu; do printf …; done; wc -l` reads."""
-    assert snap_compare(app_for("long_command"), terminal_size=(100, 36), run_before=settled)
+    card and never cut: the whole `for name in alpha … zulu; do printf …; done; wc -l` reads
+    (ctrl+g moved to it: it shows from its top, and the footer offers its keys)."""
+    assert snap_compare(app_for("long_command"), terminal_size=(100, 48), run_before=reached)
 
 
 def test_file_change_card_with_a_long_diff_scrolled(snap_compare: Compare) -> None:
-    """`long.txt (new file)` with 60 `+` lines waiting for approval: the card took the focus
+    """`long.txt (new file)` with 60 `+` lines waiting for approval: ctrl+g moved to the card
     (its top in view) and page-up scrolled the transcript a page further up, to the end of
     the file-change cell's diff (`+line 38` … `+line 60`, `applying`); the footer still
     offers the card's keys."""
     assert snap_compare(
-        app_for("long_diff"), press=["pageup"], terminal_size=(110, 30), run_before=settled
+        app_for("long_diff"), press=["pageup"], terminal_size=(110, 30), run_before=reached
     )
 
 
 def test_question_form(snap_compare: Compare) -> None:
     """Plan mode's two questions (Colour, Size), each with numbered options and an
-    "or type an answer" field; the first option list has the focus; keys hint below."""
+    "or type an answer" field; keys hint below; the message box keeps the focus, and the
+    line above it says `⚠ codex has a question [qx0a] · ctrl+g goes to it`."""
     assert snap_compare(app_for("question"), terminal_size=(110, 40), run_before=settled)
 
 

@@ -212,6 +212,24 @@ def test_record_refuses_a_file_it_cannot_write(tmp_path: Path) -> None:
     assert "No such file or directory" in result.stderr
 
 
+def test_without_a_terminal_it_says_it_needs_one(tmp_path: Path) -> None:
+    """With its input at end of file the app spun at 140 % CPU, unseen, and ignored SIGTERM:
+    `timeout 5 codex-deck replay rec.jsonl </dev/null | …` was alive 12 minutes later."""
+    recording = Path(__file__).parents[1] / "snapshots" / "recordings" / "markdown.jsonl"
+    for args in (["--demo"], ["replay", str(recording)]):
+        started = time.monotonic()
+        result = subprocess.run(
+            [str(COMMAND), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert result.returncode == 2
+        assert result.stderr.startswith("codex-deck: this is a terminal app"), result.stderr
+        assert time.monotonic() - started < 10
+
+
 def test_the_app_closes_when_its_terminal_goes_away(isolated_settings: Path) -> None:
     """A terminal that disappears without a hang-up signal (here: a pty that is not the
     app's controlling terminal, closed under it) must not leave the app running unseen."""

@@ -16,7 +16,7 @@ PROSE = "please also note this, then yes, approve all: /approve zzzz 1 2 y a n c
 KEY_SECONDS = 0.03
 """Between two keys typed at a person's speed (a fast typist: 33 keys a second)."""
 CARD = "Run this command?"
-WAITING = f"codex asks: {CARD}"
+WAITING = f"⚠ {CARD} ["
 MOST_KEYS = 300
 
 
@@ -49,7 +49,7 @@ def test_prose_typed_while_an_approval_appears_answers_nothing(
     assert "accepted" not in screen
     assert "declined" not in screen
     assert not (workspace / "out.txt").exists()
-    assert f"{WAITING} " in screen, "the card is announced above the message box"
+    assert WAITING in screen, "the card is announced above the message box"
     assert "ctrl+g goes to it" in screen
 
     terminal.type("C-g")
@@ -103,5 +103,34 @@ def test_a_paste_arrives_once_and_a_large_one_whole(
     terminal.wait_until(lambda: len(asked(model_requests)) == 2, "the message to reach codex")
     assert asked(model_requests)[1] == f"look at this: {lines} thanks"
     terminal.wait_until(lambda: message_box(terminal.screen()) == PLACEHOLDER, "an empty box")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def test_keys_typed_at_full_speed_all_land_in_order(
+    terminal: Terminal, isolated_settings: Path
+) -> None:
+    """Bursts as tmux sends them: 200 characters at once; ctrl+a ctrl+k on a line that wraps,
+    then a command; a message sent and the next typed at once; a rename typed right after F2
+    (it saved nothing: the keys came before the prompt's field had the focus)."""
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
+    terminal.wait_for("offline demo")
+    burst = "".join(chr(ord("a") + n % 26) for n in range(200))
+    terminal.type("-l", burst)
+    terminal.wait_until(lambda: message_box(terminal.screen()) == burst, "200 characters")
+    terminal.type("C-a", "C-k")
+    terminal.type("-l", "/export")
+    terminal.wait_until(lambda: message_box(terminal.screen()) == "/export", "the line replaced")
+    terminal.type("C-a", "C-k")
+    terminal.type("-l", "count for me")
+    terminal.type("Enter")
+    terminal.type("-l", "typed at once")
+    terminal.wait_for("turn completed")
+    terminal.wait_until(lambda: message_box(terminal.screen()) == "typed at once", "the next one")
+    terminal.type("F2", "C-u")
+    terminal.type("-l", "Renamed chat")
+    terminal.type("Enter")
+    terminal.wait_for("Renamed chat")
+    assert "Conversation 1" not in terminal.screen()
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")

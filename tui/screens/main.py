@@ -39,6 +39,7 @@ from tui.backend import Backend
 from tui.entries import CommandEntry
 from tui.pager import output_file, page
 from tui.replay import ReplayBackend
+from tui.reported import reported, why
 from tui.screens.models import ModelPicker
 from tui.screens.paced import PacedScreen
 from tui.screens.prompt import PromptScreen
@@ -380,8 +381,8 @@ class MainScreen(PacedScreen):
                 asks = "codex has a question" if info.kind == "question" else "a tool asks"
                 typed = f"/respond {info.id} …"
             else:
-                asks, typed = f"codex asks: {TITLES[info.kind]}", f"/approve {info.id}"
-            text = f"⚠ {asks} [{info.id}] — ctrl+g goes to it (or {typed})"
+                asks, typed = TITLES[info.kind], f"/approve {info.id}"
+            text = f"⚠ {asks} [{info.id}] · ctrl+g goes to it · or {typed}"
         else:
             text = f"⚠ {len(waiting)} requests wait for an answer — ctrl+g goes to the first"
         anywhere = bool(waiting) or any(i.pending_interactions for i in self._infos.values())
@@ -459,6 +460,7 @@ class MainScreen(PacedScreen):
             self._attach_pasted(self.current, event.path)
 
     @work(group="send")
+    @reported("The image was not attached")
     async def _attach_pasted(self, conversation_id: str, path: str) -> None:
         """Attach a pasted image path; when it cannot be, say why and type the path instead."""
         assert self.backend is not None
@@ -496,6 +498,7 @@ class MainScreen(PacedScreen):
         self._send(self.current, event.text, event.mode)
 
     @work(group="models")
+    @reported("The models could not be listed")
     async def _pick_model(self, conversation_id: str, hidden: bool) -> None:
         """The model picker; what is chosen goes to the engine as `/model NAME EFFORT`."""
         assert self.backend is not None
@@ -512,16 +515,20 @@ class MainScreen(PacedScreen):
             self._send(conversation_id, f"/model {model} {effort or ''}".strip(), "auto")
 
     @work(group="send")
+    @reported("Not sent")
     async def _send(self, conversation_id: str, text: str, mode: str) -> None:
         """Send to the conversation that was in view when Enter was pressed."""
         assert self.backend is not None
-        if mode == "queue" and not text.lstrip().startswith("/"):
-            outcome = await self.backend.submit(conversation_id, text, "queue")
-            ok, message = outcome.accepted, outcome.message
-            created = None
-        else:
-            result = await self.backend.execute(conversation_id, text)
-            ok, message, created = result.ok, result.message, result.conversation_id
+        created = None
+        try:
+            if mode == "queue" and not text.lstrip().startswith("/"):
+                outcome = await self.backend.submit(conversation_id, text, "queue")
+                ok, message = outcome.accepted, outcome.message
+            else:
+                result = await self.backend.execute(conversation_id, text)
+                ok, message, created = result.ok, result.message, result.conversation_id
+        except (CodexDeckError, OSError) as error:
+            ok, message = False, why(error)
         composer = self.query_one(Composer)
         if ok:
             composer.remember(text)
@@ -563,6 +570,7 @@ class MainScreen(PacedScreen):
         self.query_one(Composer).focus()
 
     @work(group="send")
+    @reported("The answer was not sent")
     async def _respond(self, interaction_id: str, answer: Answer, conversation_id: str) -> None:
         if self.backend is not None:
             result = await self.backend.respond(interaction_id, answer, conversation_id)
@@ -575,6 +583,7 @@ class MainScreen(PacedScreen):
             self._execute(target, line)
 
     @work(group="send")
+    @reported("The command did not run")
     async def _execute(self, conversation_id: str, line: str) -> None:
         assert self.backend is not None
         await self.backend.execute(conversation_id, line)
@@ -587,6 +596,7 @@ class MainScreen(PacedScreen):
             self._side_question(event.conversation_id, event.question, event.side_chat_id)
 
     @work(group="side")
+    @reported("The side question was not asked")
     async def _side_question(
         self, conversation_id: str, question: str, side_chat_id: str | None
     ) -> None:
@@ -597,6 +607,7 @@ class MainScreen(PacedScreen):
         self._side_result(question, result.ok, result.message)
 
     @work(group="side")
+    @reported("The side chat command did not run")
     async def _side_command(self, conversation_id: str, line: str) -> None:
         assert self.backend is not None
         result = await self.backend.execute(conversation_id, line)
@@ -616,6 +627,7 @@ class MainScreen(PacedScreen):
         self._side_action(event.conversation_id, event.action, event.side_chat_id)
 
     @work(group="side")
+    @reported("The side chat was not closed or kept")
     async def _side_action(self, conversation_id: str, action: str, side_chat_id: str) -> None:
         assert self.backend is not None
         if action == "close":
@@ -659,6 +671,7 @@ class MainScreen(PacedScreen):
         self._export_trace()
 
     @work(group="export")
+    @reported("The trace was not exported")
     async def _export_trace(self) -> None:
         if self.backend is None or self.current is None:
             return
@@ -669,6 +682,7 @@ class MainScreen(PacedScreen):
         self.notify(f"Wrote {count} events to {path} (secrets redacted).", markup=False)
 
     @work(group="send")
+    @reported("No new conversation was started")
     async def action_new_conversation(self) -> None:
         if self.backend is None:
             return
@@ -695,6 +709,7 @@ class MainScreen(PacedScreen):
         self.app.push_screen(PromptScreen("New title:", info.title), rename)
 
     @work(group="send")
+    @reported("The conversation was not archived")
     async def action_archive(self) -> None:
         if self.backend is None or self.current is None:
             return

@@ -4,18 +4,23 @@ typed are painted first, in a frame of their own if they can be."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 
 from textual import events
 from textual.app import App
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.timer import Timer
+from textual.widget import Widget
 
 FRAME_SHARE = 1 / 3
 """The most of the time frames take while the screen changes without pause: after a frame
 that took 20 ms the next one waits until 60 ms after its start. A frame of a few ms (a key
 typed while nothing streams) paints at the usual 60 a second."""
 
+KEY_ORDER_SECONDS = 0.25
+"""The longest the app waits for a box to take a key before it hands on the next."""
 KEY_FIRST_SECONDS = 0.1
 """The longest a frame waits for a key on its way to the focused widget."""
 
@@ -105,3 +110,16 @@ class KeysFirstApp(App[None]):
         screen.key_coming()
         await super().on_event(event)
         taker.call_later(screen.key_taken)
+        in_order = getattr(taker, "keys_in_order", False)
+        if in_order and isinstance(event, events.Key) and not event.is_printable:
+            await taken(taker)
+
+
+async def taken(widget: Widget) -> None:
+    """Wait until the widget has taken what was sent to it so far (KEY_ORDER_SECONDS at
+    most): a key that moves the cursor, deletes or opens a screen then acts before the keys
+    typed after it arrive."""
+    done = asyncio.Event()
+    widget.call_later(done.set)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(done.wait(), KEY_ORDER_SECONDS)

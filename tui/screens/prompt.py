@@ -8,6 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from tui.widgets.ordered import OrderedInput
+
 
 class PromptScreen(ModalScreen[str | None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
@@ -27,7 +29,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._question)
-            yield Input(value=self._value)
+            yield OrderedInput(value=self._value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)

@@ -21,6 +21,8 @@ from engine.events import EngineEvent, SignInFinished
 from engine.fanout import Subscription
 from engine.protocol import LoginStarted
 from engine.results import CommandResult
+from tui.reported import reported
+from tui.widgets.ordered import OrderedInput
 
 Outcome = Literal["signed-in", "demo"]
 
@@ -80,7 +82,7 @@ class SignInScreen(ModalScreen[Outcome | None]):
                 Option("Offline demo — the real engine on a built-in model, no account", id="demo"),
                 id="signin-ways",
             )
-            yield Input(password=True, placeholder="sk-…  (Enter signs in)", id="signin-key")
+            yield OrderedInput(password=True, placeholder="sk-…  (Enter signs in)", id="signin-key")
             yield Static(id="signin-code", markup=False)
             yield Static(id="signin-error", markup=False)
             yield Static("enter choose · esc back", classes="signin-keys")
@@ -144,6 +146,7 @@ class SignInScreen(ModalScreen[Outcome | None]):
         self._send_key(event.value)
 
     @work(exclusive=True, group="signin")
+    @reported("codex could not sign in")
     async def _send_key(self, key: str) -> None:
         try:
             result = await (await self._codex()).sign_in_with_api_key(key)
@@ -157,6 +160,7 @@ class SignInScreen(ModalScreen[Outcome | None]):
             self._error(result.message)
 
     @work(exclusive=True, group="signin")
+    @reported("codex could not sign in")
     async def _device_code(self) -> None:
         try:
             started = await (await self._codex()).sign_in_with_device_code()

@@ -12,6 +12,7 @@ from typing import Literal
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
@@ -20,6 +21,7 @@ from engine.commands import COMMANDS, Usage
 from engine.images import IMAGE_SUFFIXES
 from engine.protocol import TEXT_INPUT_CHARS
 from tui.widgets.draft import DraftBox, Mode
+from tui.widgets.ordered import run_binding
 
 HISTORY_KEPT = 200
 PASTE_SHOWN_CHARS = 4000
@@ -74,7 +76,14 @@ class CommandCompletion(OptionList):
 
 
 class Composer(DraftBox):
-    """The message box."""
+    """The message box. ctrl+a, ctrl+e and ctrl+k work on the whole line, as in a shell,
+    however it wraps (the text area's own go to the edge of the row on the screen)."""
+
+    BINDINGS = [
+        Binding("ctrl+a", "line_edge(False)", "Line start", show=False),
+        Binding("ctrl+e", "line_edge(True)", "Line end", show=False),
+        Binding("ctrl+k", "kill_line", "Delete to line end", show=False),
+    ]
 
     @dataclass
     class Submitted(Message):
@@ -106,6 +115,9 @@ class Composer(DraftBox):
         @property
         def control(self) -> Composer:
             return self.composer
+
+    keys_in_order = True
+    """Keys other than text act in the order typed (see `tui.widgets.ordered`)."""
 
     def __init__(self) -> None:
         super().__init__(id="composer")
@@ -172,9 +184,9 @@ class Composer(DraftBox):
             if self._history_at is not None:
                 self._stop(event)
                 self._walk_history(1)
-            else:
+            elif not await run_binding(self, event):
                 await super()._on_key(event)
-        else:
+        elif event.is_printable or not await run_binding(self, event):
             await super()._on_key(event)
 
     @dataclass
@@ -221,6 +233,21 @@ class Composer(DraftBox):
             if label in text:
                 text = text.replace(label, pasted)
         return text
+
+    def action_line_edge(self, end: bool) -> None:
+        row, _ = self.cursor_location
+        self.move_cursor((row, len(self.document.get_line(row)) if end else 0))
+
+    def action_kill_line(self) -> None:
+        """Delete to the end of the line (at its end: the line break, joining the next)."""
+        if self.read_only:
+            return
+        row, column = self.cursor_location
+        line_end = len(self.document.get_line(row))
+        if column < line_end:
+            self.delete((row, column), (row, line_end))
+        elif row + 1 < self.document.line_count:
+            self.delete((row, column), (row + 1, 0))
 
     def _stop(self, event: events.Key | events.Paste) -> None:
         event.stop()

@@ -19,9 +19,11 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.reported import reported
 from tui.text import inert
 from tui.transcript_search import MAX_MATCHES, Match, find_matches
 from tui.widgets.command import CommandCell
+from tui.widgets.ordered import OrderedInput
 from tui.widgets.transcript import Transcript
 
 TYPING_PAUSE = 0.12
@@ -58,7 +60,7 @@ class FindBar(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Static("find:", classes="find-label")
-        yield Input(placeholder="text in this conversation", id="find-input")
+        yield OrderedInput(placeholder="text in this conversation", id="find-input")
         yield Static("", id="find-status", markup=False)
 
     @property
@@ -101,6 +103,7 @@ class FindBar(Horizontal):
         self._find(event.value)
 
     @work(exclusive=True, group="find")
+    @reported("Find failed")
     async def _find(self, query: str, pause: bool = True) -> None:
         if pause:
             await anyio.sleep(TYPING_PAUSE)

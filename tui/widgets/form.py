@@ -13,6 +13,7 @@ from engine.forms import FormField, form_fields, form_problems
 from engine.interactions import Approve, Cancel, Decline, Reply
 from tui.text import inert
 from tui.widgets.card import InteractionCard
+from tui.widgets.ordered import OrderedInput
 
 
 class FormCard(InteractionCard):
@@ -107,7 +108,7 @@ def _widget(field: FormField) -> Input | Checkbox | Select[str]:
         return Select(options, id=name, value=field.default or Select.NULL)
     kind = {"number": "number", "integer": "integer"}.get(field.kind, "text")
     default = "" if field.default is None else str(field.default)
-    return Input(value=default, type=kind, id=name)  # type: ignore[arg-type]
+    return OrderedInput(value=default, type=kind, id=name)  # type: ignore[arg-type]
 
 
 def _typed(field: FormField, text: str) -> Any:

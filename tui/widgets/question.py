@@ -18,6 +18,7 @@ from engine.interactions import Decline, Reply
 from engine.protocol import Question
 from tui.text import inert
 from tui.widgets.card import InteractionCard
+from tui.widgets.ordered import OrderedInput
 
 
 class Choices(OptionList):
@@ -68,7 +69,9 @@ class QuestionField(Vertical):
             )
         if question.is_other or question.is_secret or not options:
             placeholder = "the answer (hidden)" if question.is_secret else "or type an answer"
-            yield Input(placeholder=placeholder, password=question.is_secret, select_on_focus=False)
+            yield OrderedInput(
+                placeholder=placeholder, password=question.is_secret, select_on_focus=False
+            )
 
     def entry(self) -> Widget:
         """Where the user starts on this question: the field of a secret (or open) question,

@@ -26,6 +26,7 @@ from engine.events import (
 from tui.entries import AgentEntry, UserEntry
 from tui.text import inert
 from tui.widgets.message import AgentMessage, UserMessage
+from tui.widgets.ordered import OrderedInput
 
 FRAME_SECONDS = 1 / 30
 OPEN_STATES = ("opening", "idle", "answering")
@@ -143,7 +144,7 @@ class SidePanel(Vertical, can_focus=False):
                 markup=False,
             )
         yield Static("", id="side-note", markup=False)
-        yield Input(placeholder="Ask aside…  (Enter asks · Esc back)")
+        yield OrderedInput(placeholder="Ask aside…  (Enter asks · Esc back)")
 
     @property
     def active(self) -> str | None:

@@ -163,6 +163,11 @@ class Transcript(VerticalScroll, can_focus=False):
         return not self._streaming and not self._flush_scheduled and self._unshown_from is None
 
     @property
+    def following(self) -> bool:
+        """The view is at the end, where what comes next shows (or all of it fits)."""
+        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 0.5
+
+    @property
     def frame_seconds(self) -> float:
         """How long streamed text waits before it is drawn: a 30th of a second, or a 10th
         while the program is behind (the last frame came late)."""

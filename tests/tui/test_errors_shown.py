@@ -1,0 +1,63 @@
+"""An error in what the user set going is shown, and the app goes on: a file that cannot be
+written, codex gone."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from engine.settings import LimitsSettings, Settings
+from tests.tui.conftest import Deck, transcript, until
+from tui.app import CodexDeckApp
+from tui.widgets.composer import Composer
+from tui.widgets.notes import TurnMarker
+from tui.widgets.trace_pane import TracePane
+
+pytestmark = pytest.mark.anyio
+
+
+def said(app: CodexDeckApp) -> str:
+    return "\n".join(str(notification.message) for notification in app._notifications)
+
+
+async def test_a_trace_that_cannot_be_written_is_said_and_the_app_goes_on(
+    deck: Deck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`e` in the trace pane, in a directory that is gone: the app ended with WorkerFailed."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    async with deck() as (app, pilot):
+        await pilot.press("ctrl+t")
+        assert app.main.query_one(TracePane).display
+        await pilot.press("e")
+        await until(pilot, lambda: "The trace was not exported" in said(app), "the error shows")
+        assert "No such file or directory" in said(app)
+        assert app.is_running
+        await pilot.press("ctrl+t")
+        app.main.query_one(Composer).text = "count for me"
+        await pilot.press("enter")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "a turn runs on")
+
+
+async def test_actions_while_codex_is_gone_are_said_and_the_app_goes_on(deck: Deck) -> None:
+    """codex killed and not restarted ([limits] restarts = 0): archiving (F8) ended the app
+    with WorkerFailed: ConnectionClosed; it says why it cannot be done, and the app goes on."""
+    settings = Settings(limits=LimitsSettings(restarts=0))
+    async with deck(settings=settings) as (app, pilot):
+        backend = app.main.backend
+        assert backend is not None
+        os.kill(backend.app_server_pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        status = app.main.status
+        await until(pilot, lambda: "codex online" not in str(status.render()), "codex is gone")
+        await pilot.press("f8")
+        await until(pilot, lambda: "The conversation was not archived" in said(app), "why not")
+        assert "killed by SIGKILL" in said(app)
+        assert "\x1b[" not in said(app), "codex's log colours are not shown raw"
+        assert app.is_running
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: len(backend.conversations()) == 2, "the app goes on")
