@@ -17,7 +17,7 @@ from engine.events import (
     InteractionResolved,
 )
 from engine.interactions import Answer, Reply
-from engine.protocol import Question, QuestionOption
+from engine.protocol import FileChange, Question, QuestionOption
 from engine.recording import read_recording
 from engine.results import CommandResult
 from engine.scripted_model import ScriptedModel
@@ -336,4 +336,30 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
         keys_line = card.query_one(".card-keys", Static)
         assert str(keys_line.render()) == "answered (secret answer not shown)"
         assert SECRET not in app.export_screenshot()
+        await app.shut_down()
+
+
+async def test_a_file_change_asked_for_without_a_cwd_shows_its_whole_path() -> None:
+    """With no cwd the card cut the leading / off an absolute path (`tmp/notes.md`)."""
+    start = read_recording(RECORDINGS / "empty.jsonl")
+    conversation = next(e.info for e in reversed(start) if isinstance(e, ConversationUpdated))
+    change = FileChange(path="/tmp/project/notes.md", kind={"type": "add"}, diff="+hello\n")
+    info = InteractionInfo(
+        id="fc01",
+        kind="file_change",
+        conversation_id=conversation.id,
+        turn_id="turn-1",
+        item_id="call-1",
+        changes=(change,),
+    )
+    last = start[-1]
+    asked = InteractionRequested(
+        seq=last.seq + 1, at=last.at, conversation_id=conversation.id, interaction=info
+    )
+    app = CodexDeckApp(Settings(), playing(RecordingReplay([*start, asked])))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and app.main.query(ApprovalCard), "the card shows")
+        card = app.main.query_one(ApprovalCard)
+        labels = [str(label.render()) for label in card.query(".card-label")]
+        assert "/tmp/project/notes.md" in labels
         await app.shut_down()

@@ -110,3 +110,37 @@ async def test_the_palette_finds_text_in_another_conversation_and_opens_it(deck:
         assert bar.is_open
         assert bar.input.value == "scripted model"
         assert found_where(bar) == ["diff"]
+
+
+async def test_after_a_jump_new_output_is_marked_and_followed_again(deck: Deck) -> None:
+    """Find jumps up; a whole new turn then came off-screen with nothing to say so, and
+    switching conversations did not bring it back. Now a line says there is new output
+    below; ctrl+end (or closing find, or switching back) follows the end again."""
+    async with deck(size=(100, 30)) as (app, pilot):
+        for count in (1, 2):
+            await type_and_send(app, pilot, "show markdown")
+            await until(pilot, lambda n=count: len(turn_markers(app)) == n, "the turn ends")  # type: ignore[misc]
+        below = app.main.query_one("#below")
+        view = transcript(app)
+        await until(pilot, lambda: view.settled and view.following, "it follows the end")
+        await pilot.press("ctrl+f", *"Streaming", "enter")
+        await until(pilot, lambda: not view.following, "find jumps up")
+        assert not below.display
+        await pilot.press("ctrl+l")  # back to the message box, find still open
+        await type_and_send(app, pilot, "count for me")
+        await until(pilot, lambda: len(turn_markers(app)) == 3, "a new turn ends")
+        await until(pilot, lambda: below.display, "the new output is said to be below")
+        assert "ctrl+end" in str(below.render())
+        assert not view.following
+        await pilot.press("ctrl+end")
+        await until(pilot, lambda: view.following, "back at the end")
+        assert not below.display
+
+        await pilot.press("ctrl+f", "enter")
+        await until(pilot, lambda: not view.following, "find jumps up again")
+        first = app.main.current
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: app.main.current != first, "another conversation")
+        await pilot.press("ctrl+up")
+        await until(pilot, lambda: app.main.current == first, "back")
+        await until(pilot, lambda: view.following, "it comes back at its latest")

@@ -60,6 +60,7 @@ from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import Transcript
 
 NARROW_COLUMNS = 100
+BELOW = "▼ new output below · ctrl+end goes to it and follows"
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
@@ -98,6 +99,7 @@ class MainScreen(PacedScreen):
         Binding("ctrl+f,slash", "find", "Find", id="find.open", show=False),
         Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False),
         Binding("ctrl+g", "go_to_request", "Answer", id="request.next"),
+        Binding("ctrl+end", "follow", "Follow", id="transcript.follow", show=False),
     ]
 
     def __init__(
@@ -131,6 +133,7 @@ class MainScreen(PacedScreen):
             yield ConversationList()
             with Vertical(id="center"):
                 yield ContentSwitcher(id="transcripts")
+                yield Static(BELOW, id="below", markup=False)
                 yield Static(id="queue", markup=False)
                 yield Static(id="waiting", markup=False)
                 yield Static(id="attachments", markup=False)
@@ -312,6 +315,18 @@ class MainScreen(PacedScreen):
     @on(FindClosed)
     def _find_closed(self) -> None:
         self.query_one(Composer).focus()
+        self.action_follow()  # done reading where find went: back to what comes
+
+    def action_follow(self) -> None:
+        """Back to the end of the conversation, following what comes (ctrl+end)."""
+        transcript = self._current_transcript()
+        if transcript is not None:
+            transcript.follow()
+
+    @on(Transcript.Below)
+    def _below(self, event: Transcript.Below) -> None:
+        if event.transcript.conversation_id == self.current:
+            self.query_one("#below", Static).display = event.unseen
 
     def _transcript(self, conversation_id: str) -> Transcript | None:
         # Looked up among the switcher's children by id: a query would walk every widget of
@@ -354,6 +369,8 @@ class MainScreen(PacedScreen):
         transcript = self._transcript(conversation_id)
         if transcript is not None:
             await transcript.catch_up()
+            transcript.follow()  # a conversation comes into view at its latest
+        self.query_one("#below", Static).display = False
         self.query_one(ConversationList).show(conversation_id)
         self.query_one(TracePane).show(conversation_id)
         self.query_one(SidePanel).show(conversation_id)

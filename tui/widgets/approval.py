@@ -38,9 +38,10 @@ class ApprovalCard(InteractionCard):
                 yield Static(Text(f"{label}: {inert(value)}"), classes="card-label")
         for action in info.actions:
             yield Static(Text("• " + inert(action)), classes="card-label")
-        root = (info.cwd or "").rstrip("/") + "/"
+        root = info.cwd.rstrip("/") + "/" if info.cwd else None
         for change in info.changes:
-            yield Static(Text(inert(change.path.removeprefix(root))), classes="card-label")
+            shown = change.path.removeprefix(root) if root else change.path
+            yield Static(Text(inert(shown)), classes="card-label")
             yield Static(render_change(change, self.app.current_theme.dark))
         if info.permissions:
             yield Static(Text("asks for: " + inert(describe(info.permissions))))

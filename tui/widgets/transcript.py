@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
@@ -150,12 +151,45 @@ class Transcript(VerticalScroll, can_focus=False):
         self._found_current: int | None = None
         self._unshown_from: int | None = None
         """While the transcript is out of view: the first entry that has not been shown."""
+        self.new_below = False
+        """Something came while the view was above the end (after a jump, or scrolled up)."""
+        self._released = False
+
+    @dataclass
+    class Below(Message):
+        """Whether something new is below the view, unseen (the user reads above)."""
+
+        transcript: Transcript
+        unseen: bool
 
     def on_mount(self) -> None:
         self.mount(self._earlier)
         if self._welcome:
             self.mount(Static(self._welcome, classes="welcome", markup=False))
         self.anchor()
+        self.watch(self, "scroll_y", self._scrolled, init=False)
+
+    def follow(self) -> None:
+        """Go to the end and stay there as things come (as when the user scrolls back down)."""
+        self._released = False
+        self.anchor()
+        self._seen_all()
+
+    def release_anchor(self) -> None:
+        """The view leaves the end (scrolled up, or a jump): what comes next is not followed
+        until it is back there."""
+        super().release_anchor()
+        self._released = True
+
+    def _scrolled(self) -> None:
+        if self._released and self.following:
+            self._released = False  # back at the end: Textual follows again
+            self._seen_all()
+
+    def _seen_all(self) -> None:
+        if self.new_below:
+            self.new_below = False
+            self.post_message(self.Below(self, False))
 
     @property
     def settled(self) -> bool:
@@ -327,6 +361,9 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def _show(self, shown_before: int) -> None:
         """Give widgets to new entries, update changed ones, and keep the window bounded."""
+        if len(self._entries) > shown_before and self._released and not self.new_below:
+            self.new_below = True
+            self.post_message(self.Below(self, True))
         first = max(self._first_shown, len(self._entries) - self._window)
         if not shown_before:
             first = max(first, len(self._entries) - FIRST_WINDOW)
