@@ -137,6 +137,12 @@ class Engine:
         self._closing = False
         self._lost = anyio.Event()
         """Set when the app-server goes away unexpectedly."""
+        self._restarting = False
+        """codex went away and is being started (or reached) again."""
+        self._restarts = 0
+        """How often in a row codex is started again when it goes away (none: it is not)."""
+        self._back = anyio.Event()
+        """Set when codex is back after going away, or when it will not be."""
         self.status: Literal["online", "stopping", "failed"] = "online"
         """failed: codex went away (it is being restarted, or could not be)."""
         self._prefetched = Prefetched()
@@ -227,6 +233,7 @@ class Engine:
                 await engine._restorer.restore(tasks, prefetch)
             if reopen is not None:
                 what = "restarting codex" if attach is None else "reconnecting to codex"
+                engine._restarts = settings.limits.restarts
                 tasks.start_soon(engine._keep_alive, reopen, what)
             try:
                 yield engine
@@ -336,6 +343,11 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if not text.strip() and not conversation.images:
             return SubmitOutcome(False, None, "")
+        if self.status == "failed" and self._restarting:
+            self._notices.say(
+                conversation, "info", "codex is restarting: the message goes once it is back."
+            )
+            await self._back.wait()
         if self.status != "online":
             reason = self._server.rpc.closed_reason or self.status
             return self._notices.refused(
@@ -1100,6 +1112,7 @@ class Engine:
 
     def _connection_lost(self, reason: str) -> None:
         self.status = "failed"
+        self._restarting, self._back = self._restarts > 0, anyio.Event()
         with self._emitter.batch():
             self._emitter.emit(
                 EngineStatus(**self._emitter.stamp(None), status="failed", detail=reason)
@@ -1142,6 +1155,8 @@ class Engine:
                         self._attach(server)
                         await self._restorer.resume_all()
                         self.status = "online"
+                        self._restarting = False
+                        self._back.set()
                         self._status("online", f"codex is back (attempt {attempt})")
                         await self._lost.wait()
                         break
@@ -1149,6 +1164,8 @@ class Engine:
                     failure = str(error)
                 delay = min(delay * 2, RESTART_MAX_DELAY)
             else:
+                self._restarting = False
+                self._back.set()  # what waits for codex is refused now
                 self._status(
                     "failed",
                     f"gave up {what} after {attempts} failed tries in a row; restart "
@@ -1168,6 +1185,8 @@ class Engine:
         """Decline what waits for an answer, stop running turns (waiting a little for them to
         end, so the store knows they were interrupted)."""
         self._closing = True
+        self._restarting = False
+        self._back.set()  # a message waiting for codex to come back is refused
         self.status = "stopping"
         self._restorer.stop_resuming()
         for pending in self._interactions.pending():

@@ -518,3 +518,28 @@ async def test_codex_dying_while_it_resumes_a_thread_keeps_the_thread(
         assert not any("could not resume" in text for text in notices(engine, info.id))
         await engine.submit(info.id, "show markdown")
         assert (await log.turn_completed(info.id)).status == "completed"
+
+
+async def test_a_message_sent_while_codex_restarts_waits_and_goes(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """It was refused ("codex is not running"), where the README says it waits."""
+    async with deck(scripted_model, codex_home, workspace, tmp_path / "s.sqlite3") as (
+        engine,
+        log,
+        _,
+    ):
+        conversation = await engine.new_conversation()
+        pid = engine.app_server_pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        await log.wait_for(EngineStatus, lambda e: e.status == "failed")
+        with anyio.fail_after(30):
+            sent = await engine.submit(conversation.id, "count for me")
+        assert sent.accepted, sent.message
+        assert engine.app_server_pid not in (None, pid)
+        done = await log.wait_for(TurnCompleted, lambda e: e.conversation_id == conversation.id)
+        assert done.status == "completed"
+        notices = [n.text for n in log.of(Notice, conversation.id)]
+        assert "codex is restarting: the message goes once it is back." in notices
+        assert [r.user_text for r in scripted_model.responses_requests()] == ["count for me"]
