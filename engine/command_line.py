@@ -126,7 +126,13 @@ class CommandLine:
                 return self._notices.failed(
                     conversation.id, f"Could not write {target}: {error.strerror}"
                 )
-            return self._notices.told(conversation, f"Exported to {target} ({size:,} characters).")
+            told = f"Exported to {target} ({size:,} characters)."
+            if self._engine.offline and not Path(command.path or "").is_absolute():
+                told += (
+                    " The demo's workspace is thrown away when codex-deck closes: copy the file "
+                    "out, or give /export a path outside it."
+                )
+            return self._notices.told(conversation, told)
         if isinstance(command, commands.Provider):
             if command.name is None:
                 return self._list_providers(conversation)

@@ -35,7 +35,7 @@ from engine.events import (
     StopRequested,
     SubmissionAccepted,
 )
-from engine.export import markdown
+from engine.export import markdown, write_private
 from engine.fanout import Subscription
 from engine.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.images import ImageRefused, check_image, user_input
@@ -823,7 +823,7 @@ class Engine:
         """Write the conversation's trace as JSONL with known secrets redacted; returns lines."""
         events = self._emitter.trace(self._conversations.get(conversation_id).id).all_events()
         text = jsonl(events, Redactor(known_secrets(self._settings)))
-        await anyio.Path(path).write_text(text, encoding="utf-8")
+        await anyio.to_thread.run_sync(write_private, path, text)
         return len(events)
 
     async def export_markdown(self, conversation_id: str, path: Path) -> int:
@@ -831,8 +831,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         events = self._emitter.trace(conversation.id).all_events()
         text = markdown(conversation.title, events, Redactor(known_secrets(self._settings)))
-        await anyio.Path(path).parent.mkdir(parents=True, exist_ok=True)
-        await anyio.Path(path).write_text(text, encoding="utf-8")
+        await anyio.to_thread.run_sync(write_private, path, text)
         return len(text)
 
     def redact(self, text: str) -> str:

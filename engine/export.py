@@ -4,8 +4,10 @@ through the same redactor as the JSONL export."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 from engine.events import (
     EngineEvent,
@@ -94,3 +96,12 @@ def _item(event: ItemCompleted) -> str | None:
         ]
         return f"**Changed files** ({event.status})\n\n" + "\n\n".join(changes)
     return None
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write an export the user alone can read (0600), making its folder if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)

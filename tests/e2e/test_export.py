@@ -43,6 +43,8 @@ async def test_the_markdown_has_every_kind_of_item_and_no_secret(
     assert result.ok, result.message
     target = workspace / "notes" / "out.md"
     assert result.message.startswith(f"Exported to {target}")
+    assert "The demo's workspace is thrown away when codex-deck closes" in result.message
+    assert target.stat().st_mode & 0o777 == 0o600, "the user's alone"
     text = await anyio.Path(target).read_text()
     assert text.startswith("# Export me\n")
     assert "## You\n\nrun a command" in text
