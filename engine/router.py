@@ -37,6 +37,7 @@ from engine.interactions import (
     Answer,
     Interactions,
     PendingInteraction,
+    Reply,
     grant_words,
     reply_for,
 )
@@ -158,6 +159,8 @@ class Router:
         detail = outcome.replace("_", " ")
         if pending.secret and outcome == "answered":
             detail = "answered (secret answer not shown)"
+        elif outcome == "answered" and isinstance(answer, Reply):
+            detail = f"answered — {answered(pending, answer)}"
         if outcome in ("accepted_for_session", "accepted_with_rule"):
             conversation = self._conversations.get(pending.info.conversation_id)
             conversation.grants.append(grant_words(pending.info, outcome))
@@ -517,3 +520,17 @@ class Router:
             **self._emitter.stamp(conversation_id), method=method, params=params, problem=problem
         )
         self._emitter.emit(event, turn)
+
+
+ANSWER_SHOWN_CHARS = 300
+
+
+def answered(pending: PendingInteraction, answer: Reply) -> str:
+    """What was answered, in words: each question's (or field's) name and its answer."""
+    value = answer.value
+    if not isinstance(value, dict):
+        said = str(value)
+    else:
+        names = {q.id: q.header or q.question for q in pending.info.questions}
+        said = "; ".join(f"{names.get(key, key)}: {item}" for key, item in value.items())
+    return said if len(said) <= ANSWER_SHOWN_CHARS else said[: ANSWER_SHOWN_CHARS - 1] + "…"

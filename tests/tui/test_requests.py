@@ -82,6 +82,8 @@ async def test_questions_are_answered_with_number_keys(
         assert answers_sent(scripted_model) == [
             {"answers": {"colour": {"answers": ["Green"]}, "size": {"answers": ["Large"]}}}
         ]
+        said = str(card.query_one(".card-keys", Static).render())
+        assert said == "answered — Colour: Green; Size: Large", "the card says what was answered"
 
 
 async def test_a_question_can_be_answered_in_free_text(
