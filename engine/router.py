@@ -532,5 +532,12 @@ def answered(pending: PendingInteraction, answer: Reply) -> str:
         said = str(value)
     else:
         names = {q.id: q.header or q.question for q in pending.info.questions}
-        said = "; ".join(f"{names.get(key, key)}: {item}" for key, item in value.items())
+        said = "; ".join(f"{names.get(key, key)}: {words(item)}" for key, item in value.items())
     return said if len(said) <= ANSWER_SHOWN_CHARS else said[: ANSWER_SHOWN_CHARS - 1] + "…"
+
+
+def words(value: object) -> str:
+    """An answer's value as text: a list as its items, comma-separated."""
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)

@@ -88,7 +88,8 @@ async def test_a_question_in_plan_mode_is_answered_and_reaches_the_model(
     assert [q.id for q in asked.questions] == ["colour", "size"]
     assert [o.label for o in asked.questions[0].options or []] == ["Blue (Recommended)", "Green"]
     result = await engine.execute(conversation.id, f"/respond {asked.id} {answer}")
-    assert result.message == f"{asked.id}: answered"
+    said = "; ".join(f"{q.header}: {', '.join(expected[q.id])}" for q in asked.questions)
+    assert result.message == f"{asked.id}: answered — {said}"
     assert (await log.turn_completed(conversation.id)).status == "completed"
     outputs = [
         json.loads(item["output"])
