@@ -36,6 +36,14 @@ async def until(pilot: Pilot[None], condition: Callable[[], object], what: str) 
         raise AssertionError(f"timed out waiting until {what}") from None
 
 
+async def go_to_request(app: CodexDeckApp, pilot: Pilot[None]) -> None:
+    """Press ctrl+g once the request is announced above the message box (as a person sees
+    it), which moves to its card."""
+    waiting = app.main.query_one("#waiting")
+    await until(pilot, lambda: waiting.display, "the request is announced")
+    await pilot.press("ctrl+g")
+
+
 def transcript(app: CodexDeckApp) -> Transcript:
     main = app.main
     assert main.current is not None

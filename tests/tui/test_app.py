@@ -28,7 +28,7 @@ from engine.protocol import TEXT_INPUT_CHARS, CommandExecutionItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.reliability.report import Ledger
-from tests.tui.conftest import Deck, transcript, until
+from tests.tui.conftest import Deck, go_to_request, transcript, until
 from tui.app import CodexDeckApp
 from tui.controls import CONTROL
 from tui.entries import KEPT_OUTPUT_CHARS
@@ -157,7 +157,9 @@ async def test_a_command_output_is_folded_and_expands(deck: Deck) -> None:
         shown = str(cell.query_one(".command-output").render())
         assert shown.split() == ["37", "38", "39", "40"]
         hidden = len(lines) - 4
-        assert f"{hidden} more line(s)" in str(cell.query_one(".command-more").render())
+        earlier = cell.query_one(".command-earlier")
+        assert f"{hidden} earlier line(s)" in str(earlier.render())
+        assert earlier.region.y < cell.query_one(".command-output").region.y, "above the lines"
         await pilot.press("ctrl+o")
         shown = str(cell.query_one(".command-output").render())
         assert shown.split("\n")[-40:] == [str(n) for n in range(1, 41)]
@@ -274,7 +276,7 @@ async def test_an_approval_is_answered_with_a_key(deck: Deck, workspace: Path) -
         await type_and_send(app, pilot, "approval")
         await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
         card = transcript(app).query_one(ApprovalCard)
-        await pilot.press("ctrl+g")
+        await go_to_request(app, pilot)
         await until(pilot, lambda: card.has_focus, "ctrl+g moves to the card")
         await pilot.press("y")
         await until(pilot, lambda: turn_markers(app), "the turn ends")

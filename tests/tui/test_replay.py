@@ -10,7 +10,7 @@ import pytest
 from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
 from engine.recording import read_recording
 from engine.settings import Settings
-from tests.tui.conftest import Deck, ready, transcript, until
+from tests.tui.conftest import Deck, go_to_request, ready, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entries import (
@@ -54,7 +54,7 @@ async def test_a_recorded_session_replays_the_same_transcript(
     async with deck(record=recording) as (app, pilot):
         await type_and_send(app, pilot, "do it all")
         await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
-        await pilot.press("ctrl+g")
+        await go_to_request(app, pilot)
         await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "ctrl+g moves to it")
         await pilot.press("y")
         await until(pilot, lambda: turn_markers(app), "the turn ends")
@@ -80,7 +80,7 @@ async def test_a_recorded_session_replays_the_same_transcript(
         card = transcript(replay).query_one(ApprovalCard)
         assert not card.resolved, "stepped to the request: it waits, as it did"
         assert 1 < steps < backend.total
-        await pilot.press("ctrl+g")
+        await go_to_request(replay, pilot)
         await until(pilot, lambda: card.has_focus, "ctrl+g moves to the card")
         await pilot.press("y")
         await until(pilot, lambda: READ_ONLY in _note(replay), "the replay says it sends nothing")

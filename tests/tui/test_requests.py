@@ -22,7 +22,7 @@ from engine.recording import read_recording
 from engine.results import CommandResult
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from tests.tui.conftest import Deck, transcript, until
+from tests.tui.conftest import Deck, go_to_request, transcript, until
 from tui.app import CodexDeckApp
 from tui.replay import ReplayBackend, playing
 from tui.screens.confirm import ConfirmScreen
@@ -52,7 +52,7 @@ async def go_to(app: CodexDeckApp, pilot: Pilot[None], card: InteractionCard) ->
     await pilot.pause()
     assert isinstance(app.focused, Composer)
     assert not card.has_focus_within
-    await pilot.press("ctrl+g")
+    await go_to_request(app, pilot)
     await until(pilot, lambda: card.has_focus_within, "ctrl+g moves to the card")
 
 
@@ -159,6 +159,7 @@ async def test_switching_to_a_conversation_with_a_card_waiting_answers_nothing(
         await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
         card = transcript(app).query_one(ApprovalCard)
         waiting = app.main.query_one("#waiting", Static)
+        await until(pilot, lambda: waiting.display, "the request is announced")
         assert f"/approve {card.info.id}" in str(waiting.render())
         first = app.main.current
         await pilot.press("ctrl+n")

@@ -7,7 +7,7 @@ import pytest
 from textual.command import CommandList, CommandPalette
 from textual.widgets import Input
 
-from tests.tui.conftest import Deck, transcript, until
+from tests.tui.conftest import Deck, go_to_request, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.widgets.approval import ApprovalCard
@@ -23,7 +23,7 @@ async def rich_turn(app: CodexDeckApp, pilot: object) -> None:
     """Reasoning, an approved command with output, a new file and an answer."""
     await type_and_send(app, pilot, "do it all")
     await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")  # type: ignore[arg-type]
-    await pilot.press("ctrl+g")  # type: ignore[attr-defined]
+    await go_to_request(app, pilot)  # type: ignore[arg-type]
     await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "ctrl+g moves to it")  # type: ignore[arg-type]
     await pilot.press("y")  # type: ignore[attr-defined]
     await until(pilot, lambda: turn_markers(app), "the turn ends")  # type: ignore[arg-type]

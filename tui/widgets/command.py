@@ -40,7 +40,7 @@ class CommandCell(Streamed, Vertical, can_focus=True):
     CommandCell .command-line { text-style: bold; }
     CommandCell .command-meta { color: $text-muted; }
     CommandCell .command-output { color: $text; background: $surface; padding: 0 1; }
-    CommandCell .command-more { color: $text-muted; }
+    CommandCell .command-more, CommandCell .command-earlier { color: $text-muted; }
     """
 
     expanded: var[bool] = var(False, toggle_class="-expanded")
@@ -54,6 +54,7 @@ class CommandCell(Streamed, Vertical, can_focus=True):
         command = Text("$ " + inert(shown_command(self.entry.item.command)))
         yield Static(command, classes="command-line")
         yield Static(classes="command-meta", markup=False)
+        yield Static(classes="command-earlier", markup=False)
         yield Static(classes="command-output", markup=False)
         yield Static(classes="command-more", markup=False)
 
@@ -99,10 +100,11 @@ class CommandCell(Streamed, Vertical, can_focus=True):
         shown = self.query_one(".command-output", Static)
         shown.update(inert(output))
         shown.display = bool(output)
+        earlier = self.query_one(".command-earlier", Static)
+        earlier.update(f"… {hidden} earlier line(s) — enter to show all" if hidden else "")
+        earlier.display = bool(hidden)  # where the folded lines are: above the latest ones
         more = []
-        if hidden:
-            more.append(f"… {hidden} more line(s) — enter to show all")
-        elif self.expanded and entry.output.count("\n") > COLLAPSED_LINES:
+        if self.expanded and entry.output.count("\n") > COLLAPSED_LINES:
             more.append("enter to collapse")
         if entry.trimmed:
             more.append("(the screen keeps the latest part · o opens all of it)")
