@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -54,6 +55,14 @@ async def go_to(app: CodexDeckApp, pilot: Pilot[None], card: InteractionCard) ->
     assert not card.has_focus_within
     await go_to_request(app, pilot)
     await until(pilot, lambda: card.has_focus_within, "ctrl+g moves to the card")
+
+
+async def card_for(app: CodexDeckApp, pilot: Pilot[None], text: str) -> ApprovalCard:
+    """Send `text`; the approval card codex then shows."""
+    app.main.query_one(Composer).text = text
+    await pilot.press("enter")
+    await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
+    return transcript(app).query_one(ApprovalCard)
 
 
 async def ask(app: CodexDeckApp, pilot: Pilot[None]) -> QuestionCard:
@@ -109,11 +118,7 @@ async def test_a_question_can_be_answered_in_free_text(
 
 async def test_save_the_offered_rule_from_the_card(deck: Deck, workspace: Path) -> None:
     async with deck() as (app, pilot):
-        composer = app.main.query_one(Composer)
-        composer.text = "save a rule"
-        await pilot.press("enter")
-        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
-        card = transcript(app).query_one(ApprovalCard)
+        card = await card_for(app, pilot, "save a rule")
         await go_to(app, pilot, card)
         assert "p approves and saves a rule" in " ".join(
             str(s.render()) for s in card.query("Static")
@@ -154,10 +159,7 @@ async def test_switching_to_a_conversation_with_a_card_waiting_answers_nothing(
 ) -> None:
     async with deck() as (app, pilot):
         composer = app.main.query_one(Composer)
-        composer.text = "approval"
-        await pilot.press("enter")
-        await until(pilot, lambda: transcript(app).query(ApprovalCard), "the card shows")
-        card = transcript(app).query_one(ApprovalCard)
+        card = await card_for(app, pilot, "approval")
         waiting = app.main.query_one("#waiting", Static)
         await until(pilot, lambda: waiting.display, "the request is announced")
         assert f"/approve {card.info.id}" in str(waiting.render())
@@ -243,18 +245,18 @@ async def test_a_form_is_checked_before_it_is_sent() -> None:
 SECRET = "correct-horse-battery-staple"
 
 
-def asking(*questions: Question) -> tuple[RecordingReplay, InteractionInfo]:
-    """A recorded start with a question added by hand (codex marks a question secret only
-    for tools the scripted model cannot call)."""
+def asked_by_hand(**fields: Any) -> tuple[RecordingReplay, InteractionRequested]:
+    """A recorded start with a request added by hand (`fields` of its InteractionInfo):
+    codex marks a question secret, or asks for a change with no cwd, only where the scripted
+    model cannot make it."""
     start = read_recording(RECORDINGS / "empty.jsonl")
     conversation = next(e.info for e in reversed(start) if isinstance(e, ConversationUpdated))
     info = InteractionInfo(
         id="sec1",
-        kind="question",
         conversation_id=conversation.id,
         turn_id="turn-1",
         item_id="call-1",
-        questions=questions,
+        **fields,
     )
     last = start[-1]
     asked = InteractionRequested(
@@ -262,16 +264,19 @@ def asking(*questions: Question) -> tuple[RecordingReplay, InteractionInfo]:
     )
     backend = RecordingReplay([*start, asked])
     backend.answers = []
-    return backend, info
+    return backend, asked
 
 
 async def test_a_secret_with_digits_is_typed_into_its_field_not_taken_as_an_option() -> None:
     """Typing `pass1word` into a secret question that offers `1. skip` sent "skip" (the 1)
     and dropped the letters; moved to, the card's field takes all of it."""
     skip = QuestionOption(label="skip", description="answer later")
-    backend, _ = asking(
-        Question(id="token", question="Your token?", is_secret=True, options=[skip]),
-        Question(id="mode", question="Which mode?", is_other=True, options=[skip]),
+    backend, _ = asked_by_hand(
+        kind="question",
+        questions=(
+            Question(id="token", question="Your token?", is_secret=True, options=[skip]),
+            Question(id="mode", question="Which mode?", is_other=True, options=[skip]),
+        ),
     )
     app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -294,22 +299,9 @@ async def test_a_secret_with_digits_is_typed_into_its_field_not_taken_as_an_opti
 async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
     """Codex marks a question secret only for tools the scripted model cannot call, so the
     request is added by hand to a recorded start."""
-    start = read_recording(RECORDINGS / "empty.jsonl")
-    conversation = next(e.info for e in reversed(start) if isinstance(e, ConversationUpdated))
-    info = InteractionInfo(
-        id="sec1",
-        kind="question",
-        conversation_id=conversation.id,
-        turn_id="turn-1",
-        item_id="call-1",
-        questions=(Question(id="token", header="Token", question="Your token?", is_secret=True),),
-    )
-    last = start[-1]
-    asked = InteractionRequested(
-        seq=last.seq + 1, at=last.at, conversation_id=conversation.id, interaction=info
-    )
-    backend = RecordingReplay([*start, asked])
-    backend.answers = []
+    secret = Question(id="token", header="Token", question="Your token?", is_secret=True)
+    backend, asked = asked_by_hand(kind="question", questions=(secret,))
+    info, conversation_id = asked.interaction, asked.conversation_id
 
     app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -327,7 +319,7 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
         resolved = InteractionResolved(
             seq=asked.seq + 1,
             at=asked.at,
-            conversation_id=conversation.id,
+            conversation_id=conversation_id,
             interaction_id=info.id,
             outcome="answered",
             detail="answered (secret answer not shown)",
@@ -344,22 +336,9 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
 
 async def test_a_file_change_asked_for_without_a_cwd_shows_its_whole_path() -> None:
     """With no cwd the card cut the leading / off an absolute path (`tmp/notes.md`)."""
-    start = read_recording(RECORDINGS / "empty.jsonl")
-    conversation = next(e.info for e in reversed(start) if isinstance(e, ConversationUpdated))
     change = FileChange(path="/tmp/project/notes.md", kind={"type": "add"}, diff="+hello\n")
-    info = InteractionInfo(
-        id="fc01",
-        kind="file_change",
-        conversation_id=conversation.id,
-        turn_id="turn-1",
-        item_id="call-1",
-        changes=(change,),
-    )
-    last = start[-1]
-    asked = InteractionRequested(
-        seq=last.seq + 1, at=last.at, conversation_id=conversation.id, interaction=info
-    )
-    app = CodexDeckApp(Settings(), playing(RecordingReplay([*start, asked])))
+    backend, _ = asked_by_hand(kind="file_change", changes=(change,))
+    app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.opened and app.main.query(ApprovalCard), "the card shows")
         card = app.main.query_one(ApprovalCard)

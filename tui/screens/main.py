@@ -115,8 +115,8 @@ class MainScreen(PacedScreen):
         self.backend: Backend | None = None
         self._failed = ""
         """Why the engine could not start, if it could not."""
-        self._queue_shown: str | None = None
-        self._waiting_shown: str | None = None
+        self._strips: dict[str, str] = {}
+        """What each line above the message box shows."""
         self._anything_waits = False
         self.current: str | None = None
         self._asked_for = conversation
@@ -406,12 +406,7 @@ class MainScreen(PacedScreen):
         if anywhere != self._anything_waits:
             self._anything_waits = anywhere
             self.refresh_bindings()  # ctrl+g shows in the key bar while something waits
-        if text == self._waiting_shown:
-            return  # every batch of events comes here; an update re-lays out the screen
-        self._waiting_shown = text
-        strip = self.query_one("#waiting", Static)
-        strip.display = bool(text)
-        strip.update(text)
+        self._show_strip("waiting", text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_request":
@@ -452,12 +447,16 @@ class MainScreen(PacedScreen):
         lines = "\n".join(
             f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
         )
-        if lines == self._queue_shown:
+        self._show_strip("queue", lines)
+
+    def _show_strip(self, name: str, text: str) -> None:
+        """Show `text` in the line `#name` above the message box (hidden when empty)."""
+        if self._strips.get(name) == text:
             return  # every batch of events comes here; an update re-lays out the screen
-        self._queue_shown = lines
-        strip = self.query_one("#queue", Static)
-        strip.display = bool(queued)
-        strip.update(lines)
+        self._strips[name] = text
+        strip = self.query_one(f"#{name}", Static)
+        strip.display = bool(text)
+        strip.update(text)
 
     def _refresh_attachments(self) -> None:
         info = self._infos.get(self.current or "")
