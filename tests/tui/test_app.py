@@ -267,6 +267,8 @@ async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:
         assert {"sent (started)", "turn started", "delta agent_message", "turn completed"} <= set(
             kinds
         )
+        await until(pilot, lambda: table.virtual_size.width > 0, "the table is laid out")
+        assert table.max_scroll_x == 0, "no column runs past the pane's edge"
         await pilot.press("ctrl+t")
         assert not trace.display
 

@@ -41,6 +41,12 @@ from tui.text import duration, inert
 from tui.timeline import render, turn_timelines
 
 ROWS_KEPT = 4000
+KIND_CHARS = 20
+"""Wide enough for the longest kind (`delta reasoning_summary` is cut, the rest fit)."""
+LABEL_CHARS = 26
+LABEL_CHARS_LEAST = 8
+FIXED_CHARS = 8 + KIND_CHARS + 7 + 4 * 2 + 2
+"""The time, kind and took columns, each column's padding, and the scrollbar."""
 TIMELINE_SECONDS = 0.25
 """The timeline is drawn again at most this often while events come."""
 FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")
@@ -168,14 +174,28 @@ class TracePane(Vertical):
         self._filter = "all"
         self._keys: dict[str, Row] = {}
         self._timeline_due = False
+        self._label_chars = LABEL_CHARS
 
     def compose(self) -> ComposeResult:
         yield Static("trace · all", classes="trace-title")
         yield Static(classes="trace-timeline", markup=False)
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
-        for column, width in (("time", 8), ("kind", 18), ("label", 26), ("took", 7)):
-            table.add_column(column, key=column, width=width)
+        self._add_columns(table, LABEL_CHARS)
         yield table
+
+    def _add_columns(self, table: DataTable[str], label: int) -> None:
+        for column, width in (("time", 8), ("kind", KIND_CHARS), ("label", label), ("took", 7)):
+            table.add_column(column, key=column, width=width)
+        self._label_chars = label
+
+    def on_resize(self) -> None:
+        """The label takes the width the other columns leave, so that no column is cut."""
+        table = self.query_one(DataTable)
+        label = max(LABEL_CHARS_LEAST, self.content_region.width - FIXED_CHARS)
+        if label != self._label_chars:
+            table.clear(columns=True)
+            self._add_columns(table, label)
+            self._redraw()
 
     def add(self, events: list[EngineEvent]) -> None:
         """Record events (of any conversation); show the ones of the conversation in view.
