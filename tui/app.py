@@ -350,6 +350,7 @@ class CodexDeckApp(KeysFirstApp):
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
         from tui.widgets.approval import ApprovalCard
+        from tui.widgets.card import InteractionCard
         from tui.widgets.command import CommandCell
         from tui.widgets.form import FormCard
         from tui.widgets.question import QuestionCard
@@ -358,7 +359,17 @@ class CodexDeckApp(KeysFirstApp):
 
         keys = []
         owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
-        owners += [ApprovalCard, QuestionCard, FormCard, CommandCell, TracePane, SidePanel]
+        owners += [InteractionCard, ApprovalCard, QuestionCard, FormCard]
+        owners += [CommandCell, TracePane, SidePanel]
+        where: dict[object, str] = {
+            InteractionCard: "on a request's card (ctrl+g goes there)",
+            ApprovalCard: "on an approval card (ctrl+g goes there)",
+            QuestionCard: "on a question card (ctrl+g goes there)",
+            FormCard: "on a form card (ctrl+g goes there)",
+            CommandCell: "on a command cell",
+            TracePane: "in the trace pane (ctrl+t)",
+            SidePanel: "in the side panel (F4)",
+        }
         for owner in owners:
             for binding in owner.BINDINGS:
                 if not isinstance(binding, Binding) or not binding.id:
@@ -366,7 +377,9 @@ class CodexDeckApp(KeysFirstApp):
                 if owner is self and not self.check_action(binding.action, ()):
                     continue  # keys of a mode not in use (the replay's)
                 key = self.settings.ui.keys.get(binding.id, binding.key)
-                keys.append((key, f"{binding.description or binding.action}  [{binding.id}]"))
+                does = binding.description or binding.action
+                there = f" — {where[owner]}" if owner in where else ""
+                keys.append((key, f"{does}{there}  [{binding.id}]"))
         self.push_screen(HelpScreen(keys))
 
     async def action_quit(self) -> None:

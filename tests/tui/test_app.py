@@ -34,6 +34,7 @@ from tui.controls import CONTROL
 from tui.entries import KEPT_OUTPUT_CHARS
 from tui.markdown import MarkdownChunk
 from tui.replay import replay_backend
+from tui.screens.help import HelpScreen
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
@@ -395,6 +396,19 @@ async def test_app_keys_work_from_the_message_box(deck: Deck) -> None:
         await pilot.press("f6")
         assert app.main.query_one(TracePane).display
         assert app.main.has_class("-trace-full")
+
+
+async def test_f1_says_where_each_key_works(deck: Deck) -> None:
+    """y, a and n answer a card only once ctrl+g moved to it: F1 said so of none of them."""
+    async with deck() as (app, pilot):
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        listed = app.screen.keys
+        assert ("y", "Approve — on an approval card (ctrl+g goes there)  [approval.approve]") in (
+            listed
+        )
+        assert ("escape", "Back — on a request's card (ctrl+g goes there)  [card.leave]") in listed
+        assert ("ctrl+y", "Copy answer  [copy.answer]") in listed, "an app key: it works anywhere"
 
 
 def test_no_key_of_the_app_is_taken_by_a_text_field_first() -> None:

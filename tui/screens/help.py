@@ -35,12 +35,13 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, keys: list[tuple[str, str]]) -> None:
         super().__init__()
-        self._keys = keys
+        self.keys = keys
+        """Each key and what it does (and where, when it works only somewhere)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("codex-deck — keys and commands (esc closes)", style="bold"))
-            yield Static(self._table("key", self._keys))
+            yield Static(self._table("key", self.keys))
             yield Static(self._table("in the composer", list(COMPOSER_KEYS)))
             commands = [(usage.line, usage.summary) for usage in COMMANDS]
             commands.append(("//TEXT", "send TEXT that starts with a slash"))
