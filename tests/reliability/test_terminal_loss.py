@@ -62,3 +62,17 @@ def test_a_lost_terminal_declines_the_waiting_approval_and_runs_nothing(
     assert kind == "command"
     assert state == "expired"
     assert "codex-deck is closing" in decision
+
+
+@pytest.mark.parametrize("mode", ["--demo", "replay"])
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP"])
+def test_the_demo_and_the_replay_end_on_a_signal(
+    mode: str, how: str, isolated_settings: Path
+) -> None:
+    recording = Path(__file__).parents[1] / "snapshots" / "recordings" / "markdown.jsonl"
+    args = ["replay", str(recording)] if mode == "replay" else [mode]
+    ready = "replay (read-only)" if mode == "replay" else "offline demo"
+    with running(args, {"CODEX_DECK_CONFIG": str(isolated_settings)}) as app:
+        app.wait_for(ready)
+        app.process.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGHUP)
+        assert app.process.wait(timeout=20) == 0
