@@ -137,12 +137,11 @@ class Engine:
         self._closing = False
         self._lost = anyio.Event()
         """Set when the app-server goes away unexpectedly."""
-        self._restarting = False
-        """codex went away and is being started (or reached) again."""
         self._restarts = 0
         """How often in a row codex is started again when it goes away (none: it is not)."""
         self._back = anyio.Event()
-        """Set when codex is back after going away, or when it will not be."""
+        """Unset while codex is being started (or reached) again after it went away; set when
+        it is back, or will not be."""
         self.status: Literal["online", "stopping", "failed"] = "online"
         """failed: codex went away (it is being restarted, or could not be)."""
         self._prefetched = Prefetched()
@@ -343,7 +342,7 @@ class Engine:
         conversation = self._conversations.get(conversation_id)
         if not text.strip() and not conversation.images:
             return SubmitOutcome(False, None, "")
-        if self.status == "failed" and self._restarting:
+        if self.status == "failed" and not self._back.is_set():
             self._notices.say(
                 conversation, "info", "codex is restarting: the message goes once it is back."
             )
@@ -1111,7 +1110,9 @@ class Engine:
 
     def _connection_lost(self, reason: str) -> None:
         self.status = "failed"
-        self._restarting, self._back = self._restarts > 0, anyio.Event()
+        self._back = anyio.Event()
+        if not self._restarts:
+            self._back.set()  # nothing will start it again
         with self._emitter.batch():
             self._emitter.emit(
                 EngineStatus(**self._emitter.stamp(None), status="failed", detail=reason)
@@ -1154,7 +1155,6 @@ class Engine:
                         self._attach(server)
                         await self._restorer.resume_all()
                         self.status = "online"
-                        self._restarting = False
                         self._back.set()
                         self._status("online", f"codex is back (attempt {attempt})")
                         await self._lost.wait()
@@ -1163,7 +1163,6 @@ class Engine:
                     failure = str(error)
                 delay = min(delay * 2, RESTART_MAX_DELAY)
             else:
-                self._restarting = False
                 self._back.set()  # what waits for codex is refused now
                 self._status(
                     "failed",
@@ -1184,7 +1183,6 @@ class Engine:
         """Decline what waits for an answer, stop running turns (waiting a little for them to
         end, so the store knows they were interrupted)."""
         self._closing = True
-        self._restarting = False
         self._back.set()  # a message waiting for codex to come back is refused
         self.status = "stopping"
         self._restorer.stop_resuming()

@@ -33,7 +33,7 @@ def reported(what: str) -> Callable[[Action[Node, P]], Action[Node, P]]:
                 await action(node, *args, **kwargs)
             except Exception as error:
                 if not isinstance(error, EXPECTED):
-                    node.log.error(f"{what}", error)
+                    node.log.error(what, error)
                 node.notify(
                     inert(f"{what}: {why(error)}"), severity="error", timeout=15, markup=False
                 )

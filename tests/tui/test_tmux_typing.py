@@ -4,7 +4,6 @@ never takes the keys meant for the message box, and every key lands where it was
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from tests.conftest import local_settings
@@ -13,17 +12,21 @@ from tui.widgets.draft import PLACEHOLDER
 
 PROSE = "please also note this, then yes, approve all: /approve zzzz 1 2 y a n c p w. "
 """Prose a user might go on typing, with every key a card answers to."""
-KEY_SECONDS = 0.03
-"""Between two keys typed at a person's speed (a fast typist: 33 keys a second)."""
 CARD = "Run this command?"
 WAITING = f"⚠ {CARD} ["
 MOST_KEYS = 300
 
 
-def type_slowly(terminal: Terminal, text: str) -> None:
-    for character in text:
+def type_slowly(terminal: Terminal, before: str, text: str) -> None:
+    """Type `text` a key at a time, each once the one before shows in the message box (which
+    holds `before`), as a person who watches what they type does."""
+    for at, character in enumerate(text, 1):
         terminal.type("-l", character)
-        time.sleep(KEY_SECONDS)
+        shown = flat(before + text[:at])
+        terminal.wait_until(
+            lambda s=shown: flat(message_box(terminal.screen())) == s,  # type: ignore[misc]
+            repr(shown),
+        )
 
 
 def flat(text: str) -> str:
@@ -40,10 +43,10 @@ def test_prose_typed_while_an_approval_appears_answers_nothing(
     terminal.type("approval", "Enter")
     typed = ""
     while CARD not in terminal.screen() and len(typed) < MOST_KEYS:
-        type_slowly(terminal, PROSE[len(typed) % len(PROSE)])
+        type_slowly(terminal, typed, PROSE[len(typed) % len(PROSE)])
         typed += PROSE[len(typed) % len(PROSE)]
+    type_slowly(terminal, typed, PROSE)  # and a whole sentence more, with the card in view
     typed += PROSE
-    type_slowly(terminal, PROSE)  # and a whole sentence more, with the card in view
     terminal.wait_until(lambda: flat(message_box(terminal.screen())) == flat(typed), "the text")
     screen = terminal.screen()
     assert "accepted" not in screen

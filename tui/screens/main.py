@@ -509,20 +509,20 @@ class MainScreen(PacedScreen):
             self._page_output(command.entry)
             return
         if event.text.strip() in ("/model", "/model all"):
-            self._pick_model(self.current, event.text.strip() == "/model all")
+            self._pick_model(self.current, event.text)
             return
         self._send(self.current, event.text, event.mode)
 
     @work(group="models")
     @reported("The models could not be listed")
-    async def _pick_model(self, conversation_id: str, hidden: bool) -> None:
+    async def _pick_model(self, conversation_id: str, line: str) -> None:
         """The model picker; what is chosen goes to the engine as `/model NAME EFFORT`."""
         assert self.backend is not None
         try:
-            offered = await self.backend.models(include_hidden=hidden)
+            offered = await self.backend.models(include_hidden=line.strip() == "/model all")
         except CodexDeckError as error:
             self._note(f"codex could not list its models: {error}")
-            self.query_one(Composer).give_back("/model all" if hidden else "/model")
+            self.query_one(Composer).give_back(line)
             return
         current = self.backend.session_info(conversation_id).model
         chosen = await self.app.push_screen_wait(ModelPicker(offered, current))

@@ -129,8 +129,6 @@ class Composer(DraftBox):
         self._draft = ""
         self._pasted: dict[str, str] = {}
         """What each placeholder of a large paste stands for (kept for the history too)."""
-        self._shown: dict[str, str] = {}
-        """Messages sent and not yet taken or refused: how each looked in the box."""
 
     @property
     def completion(self) -> CommandCompletion:
@@ -138,7 +136,7 @@ class Composer(DraftBox):
 
     def remember(self, text: str) -> None:
         """Keep a sent message for up/down (as it looked in the box)."""
-        text = self._shown.pop(text, text)
+        text = self.collapsed(text)
         if text.strip() and (not self.sent or self.sent[-1] != text):
             self.sent.append(text)
             del self.sent[:-HISTORY_KEPT]
@@ -186,7 +184,7 @@ class Composer(DraftBox):
                 self._walk_history(1)
             elif not await run_binding(self, event):
                 await super()._on_key(event)
-        elif event.is_printable or not await run_binding(self, event):
+        elif not await run_binding(self, event):
             await super()._on_key(event)
 
     @dataclass
@@ -234,6 +232,13 @@ class Composer(DraftBox):
                 text = text.replace(label, pasted)
         return text
 
+    def collapsed(self, text: str) -> str:
+        """A message sent from here as it looked in the box: large pastes as placeholders."""
+        for label, pasted in self._pasted.items():
+            if pasted in text:
+                text = text.replace(pasted, label)
+        return text
+
     def action_line_edge(self, end: bool) -> None:
         row, _ = self.cursor_location
         self.move_cursor((row, len(self.document.get_line(row)) if end else 0))
@@ -263,18 +268,12 @@ class Composer(DraftBox):
         elif self.engine == "up":
             self.text = ""
             self._history_at = None
-        text = self.expanded(shown)
-        self._shown[text] = shown
-        self.post_message(self.Submitted(self, text, mode))
-
-    def shown(self, text: str) -> str:
-        """How a message sent from here looked in the box (large pastes as placeholders)."""
-        return self._shown.get(text, text)
+        self.post_message(self.Submitted(self, self.expanded(shown), mode))
 
     def give_back(self, text: str) -> None:
         """A message sent was not taken: put it back, before anything typed since."""
         typed = self.text
-        text = self._shown.pop(text, text)
+        text = self.collapsed(text)
         self.text = f"{text}\n{typed}" if typed.strip() else text
         self.move_cursor(self.document.end)
 
