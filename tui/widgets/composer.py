@@ -76,13 +76,14 @@ class CommandCompletion(OptionList):
 
 
 class Composer(DraftBox):
-    """The message box. ctrl+a, ctrl+e and ctrl+k work on the whole line, as in a shell,
-    however it wraps (the text area's own go to the edge of the row on the screen)."""
+    """The message box. ctrl+a, ctrl+e, ctrl+k and ctrl+u work on the whole line, as in a
+    shell, however it wraps (the text area's own go to the edge of the row on the screen)."""
 
     BINDINGS = [
         Binding("ctrl+a", "line_edge(False)", "Line start", show=False),
         Binding("ctrl+e", "line_edge(True)", "Line end", show=False),
         Binding("ctrl+k", "kill_line", "Delete to line end", show=False),
+        Binding("ctrl+u", "kill_line_start", "Delete to line start", show=False),
     ]
 
     @dataclass
@@ -253,6 +254,12 @@ class Composer(DraftBox):
             self.delete((row, column), (row, line_end))
         elif row + 1 < self.document.line_count:
             self.delete((row, column), (row + 1, 0))
+
+    def action_kill_line_start(self) -> None:
+        """Delete from the start of the line to the cursor."""
+        if not self.read_only:
+            row, column = self.cursor_location
+            self.delete((row, 0), (row, column))
 
     def _stop(self, event: events.Key | events.Paste) -> None:
         event.stop()

@@ -18,26 +18,47 @@ from engine.interactions import Decline, Reply
 from engine.protocol import Question
 from tui.text import inert
 from tui.widgets.card import InteractionCard
-from tui.widgets.ordered import OrderedInput
+from tui.widgets.ordered import OrderedInput, run_binding
 
 
 class Choices(OptionList):
     """A question's options: 1-9 moves to the option with that number, enter picks it. Other
     text typed here goes to the question's answer field, if it has one."""
 
-    def on_key(self, event: events.Key) -> None:
+    keys_in_order = True
+
+    async def on_key(self, event: events.Key) -> None:
         if event.key.isdigit() and 0 < int(event.key) <= self.option_count:
             event.stop()
             event.prevent_default()
             self.highlighted = int(event.key) - 1
+            return
+        if event.key == "enter" and self.highlighted is not None:
+            event.stop()
+            event.prevent_default()
+            self.query_ancestor(QuestionCard).advance(self)  # before the next key comes
             return
         field = self.parent.query(Input) if self.parent is not None else None
         if event.is_printable and event.character not in (None, " ") and field:
             event.stop()
             event.prevent_default()
             typed = field.first()
-            typed.focus()
+            self.screen.set_focus(typed)
             typed.insert_text_at_cursor(event.character)
+            return
+        await run_binding(self, event)
+
+
+class AnswerField(OrderedInput):
+    """A question's free answer: enter moves on at once (before the next key comes)."""
+
+    async def on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.query_ancestor(QuestionCard).advance(self)
+            return
+        await super().on_key(event)
 
 
 class QuestionField(Vertical):
@@ -69,7 +90,7 @@ class QuestionField(Vertical):
             )
         if question.is_other or question.is_secret or not options:
             placeholder = "the answer (hidden)" if question.is_secret else "or type an answer"
-            yield OrderedInput(
+            yield AnswerField(
                 placeholder=placeholder, password=question.is_secret, select_on_focus=False
             )
 
@@ -113,16 +134,19 @@ class QuestionCard(InteractionCard):
         )
 
     @on(OptionList.OptionSelected)
-    @on(Input.Submitted)
-    def _next(self, event: OptionList.OptionSelected | Input.Submitted) -> None:
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        """An option clicked."""
         event.stop()
+        self.advance(event.option_list)
+
+    def advance(self, widget: Widget) -> None:
+        """On from the question `widget` is in: to the next one, or, after the last, send."""
         fields = list(self.query(QuestionField))
-        current = next((f for f in fields if f.has_focus_within), None)
-        later = fields[fields.index(current) + 1 :] if current in fields else []
-        for field in later:
+        current = widget.query_ancestor(QuestionField)
+        for field in fields[fields.index(current) + 1 :]:
             target = field.query("OptionList, Input")
             if target:
-                target.first().focus()
+                self.screen.set_focus(target.first())
                 return
         self._send(fields)
 
