@@ -140,3 +140,24 @@ def test_keys_typed_at_full_speed_all_land_in_order(
     assert "Conversation 1" not in terminal.screen()
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def test_a_question_answered_at_full_speed_takes_every_key(
+    terminal: Terminal, isolated_settings: Path
+) -> None:
+    """`2` Enter Enter sent at once: the second Enter went to the question the first had
+    left, and the card stayed unanswered."""
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
+    terminal.wait_for("offline demo")
+    terminal.type("-l", "/plan on")
+    terminal.type("Enter")
+    terminal.wait_for("Plan mode is on")
+    terminal.type("-l", "ask me")
+    terminal.type("Enter")
+    terminal.wait_for("codex has a question")
+    terminal.type("C-g")
+    terminal.wait_for("^x Decline")  # the key bar shows the card's keys: it has the focus
+    terminal.type("2", "Enter", "Enter")
+    terminal.wait_for("answered — Colour: Green; Size: Small")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
