@@ -146,6 +146,10 @@ class Composer(DraftBox):
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
         completion = self.completion
+        if completion.is_open:
+            # It follows the text as the text area says it changed, which can come after
+            # this key: a stale list took Enter on `/plan on` typed at full speed as `/stop`.
+            completion.show(completions(self.text))
         typed_whole_name = any(self.text == f"/{usage.name}" for usage in COMMANDS)
         if key == "enter" and typed_whole_name:
             completion.show([])
