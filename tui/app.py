@@ -93,8 +93,11 @@ class CodexDeckApp(KeysFirstApp):
         sign_in: SignIn | None = None,
         hints: Callable[[], Awaitable[list[str]]] | None = None,
         record: Path | None = None,
+        warnings: Sequence[str] = (),
     ) -> None:
         super().__init__()
+        self._warnings = list(warnings)
+        """What was wrong with the settings, told on the main screen."""
         self._record = record
         """Where to write the session's events (`codex-deck --record`)."""
         self._recorder: Worker[None] | None = None
@@ -218,6 +221,18 @@ class CodexDeckApp(KeysFirstApp):
             await super().on_event(self._typed_meanwhile.pop(0))
         self._typed_meanwhile = None
         self._main_made.set()
+        await self._tell_settings_problems()
+
+    async def _tell_settings_problems(self) -> None:
+        """Tell, on the main screen, what the settings asked for that is not done: their
+        unknown keys, a theme the app lacks, a key given to a binding nothing has."""
+        from tui.keymap import ui_problems
+
+        problems, self._warnings = self._warnings, []
+        problems += await asyncio.to_thread(ui_problems, self.settings.ui)
+        if problems:
+            told = "\n".join(f"• {problem}" for problem in problems)
+            self.notify(told, title="Settings", severity="warning", timeout=20, markup=False)
 
     async def _main_shown(self) -> MainScreen:
         """The main screen, once it is made and mounted."""

@@ -230,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         sign_in=sign_in,
         hints=hints,
         record=args.record,
+        warnings=warnings,
     )
     gc.freeze()  # what start-up made stays: the collector need not walk it again
     try:
@@ -353,7 +354,9 @@ def print_config(settings: Settings, warnings: list[str]) -> None:
     width = max(len(key) for key, _, _ in rows)
     for key, value, source in rows:
         print(f"{key:<{width}} = {value}    # {source}")
-    for warning in warnings:
+    from tui.keymap import ui_problems
+
+    for warning in warnings + ui_problems(settings.ui):
         print(f"# warning: {warning}")
 
 
@@ -368,13 +371,16 @@ def edit_config() -> int:
         print(f"codex-deck: cannot run the editor {editor!r}: {error.strerror}", file=sys.stderr)
         return 2
     try:
-        _, warnings = load_settings()
+        settings, warnings = load_settings()
     except CodexDeckError as error:
         print(f"codex-deck: {error}", file=sys.stderr)
         return 2
+    from tui.keymap import ui_problems
+
+    warnings += ui_problems(settings.ui)
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
-    print(f"codex-deck: {path} is valid")
+    print(f"codex-deck: {path} is {'read, with the warnings above' if warnings else 'valid'}")
     return 0
 
 

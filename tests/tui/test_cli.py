@@ -90,7 +90,23 @@ def test_config_edit_opens_the_editor_and_checks_the_file(
     assert result.returncode == 0
     assert isolated_settings.read_text() == '[ui]\nthem = "dark"\n'
     assert "unknown key 'ui.them' is ignored; did you mean 'theme'?" in result.stderr
-    assert result.stdout.strip() == f"codex-deck: {isolated_settings} is valid"
+    assert (
+        result.stdout.strip() == f"codex-deck: {isolated_settings} is read, with the warnings above"
+    )
+
+
+def test_config_names_a_theme_and_a_binding_there_are_not(isolated_settings: Path) -> None:
+    """`config` and `config --edit` said such a file was valid; the app ignored both."""
+    isolated_settings.write_text('[ui]\ntheme = "nrod"\nkeys = {"app.quitt" = "ctrl+x"}\n')
+    result = run("config")
+    assert result.returncode == 0, result.stderr
+    warned = [line for line in result.stdout.splitlines() if line.startswith("# warning: ")]
+    assert warned == [
+        "# warning: [ui] theme 'nrod' is no theme here, so the default is used; "
+        "did you mean 'nord'?",
+        "# warning: [ui] keys: 'app.quitt' is no binding's id, so 'ctrl+x' does nothing; "
+        "did you mean 'app.quit'? (F1 shows each key's id in brackets)",
+    ]
 
 
 def test_a_cwd_that_is_not_a_directory_is_refused(tmp_path: Path) -> None:

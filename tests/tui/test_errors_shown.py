@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.settings import LimitsSettings, Settings
+from tests.conftest import local_settings
 from tests.tui.conftest import Deck, transcript, until
+from tests.tui.tmux import COMMAND, Terminal
 from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.notes import TurnMarker
@@ -61,3 +63,30 @@ async def test_actions_while_codex_is_gone_are_said_and_the_app_goes_on(deck: De
         assert app.is_running
         await pilot.press("ctrl+n")
         await until(pilot, lambda: len(backend.conversations()) == 2, "the app goes on")
+
+
+def toasts(screen: str) -> str:
+    """The text of the notifications on `screen` (right of their border), a line at a time."""
+    lines = [line.rsplit("▌", 1)[1].strip() for line in screen.splitlines() if "▌" in line]
+    return " ".join(" ".join(lines).split())
+
+
+def test_typos_in_the_settings_are_told_on_the_screen(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    """An unknown key, a theme there is not and a key for a binding nothing has: the app
+    starts as it would without them and says so on its screen (the unknown key was printed
+    only before the app took the terminal, and the other two were silently dropped)."""
+    local_settings(isolated_settings, model_url, tmp_path)
+    with isolated_settings.open("a") as settings:
+        settings.write('[ui]\ntheme = "codex-deck-drak"\nkeys = {"trace.togle" = "ctrl+r"}\n')
+        settings.write("[colours]\nbackground = 'black'\n")
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    terminal.wait_for("did you mean 'trace.toggle'?")
+    screen = toasts(terminal.screen())
+    assert "unknown key 'colours' is ignored" in screen
+    assert "[ui] theme 'codex-deck-drak' is no theme here" in screen
+    assert "did you mean 'codex-deck-dark'?" in screen
+    terminal.type("run a command", "Enter")
+    terminal.wait_for("I listed the work")  # and it runs as ever

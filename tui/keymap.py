@@ -1,0 +1,75 @@
+"""What is wrong with the look and keys the settings ask for (`[ui] theme`, `[ui] keys`).
+
+The settings file is read before the app has its screens and widgets, so these two are
+checked by the app: a theme it does not have, a key given to a binding id nothing has.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import pkgutil
+from collections.abc import Iterable, Mapping
+
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.theme import BUILTIN_THEMES
+
+from engine.settings import UiSettings
+from themes import THEMES
+
+PACKAGES = ("tui.screens", "tui.widgets")
+
+
+def binding_ids() -> set[str]:
+    """The id of every binding of codex-deck's app, screens and widgets (F1 shows them)."""
+    importlib.import_module("tui.app")
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        for module in pkgutil.iter_modules(package.__path__):
+            importlib.import_module(f"{name}.{module.name}")
+    ids: set[str] = set()
+    classes: list[type[DOMNode]] = [DOMNode]
+    while classes:
+        kind = classes.pop()
+        classes += kind.__subclasses__()
+        if not kind.__module__.startswith("tui."):
+            continue
+        for binding in vars(kind).get("BINDINGS", []):
+            if isinstance(binding, Binding) and binding.id:
+                ids.add(binding.id)
+    return ids
+
+
+def _nearest(name: str, valid: Iterable[str]) -> str:
+    nearest = difflib.get_close_matches(name, list(valid), n=1)
+    return f"; did you mean {nearest[0]!r}?" if nearest else ""
+
+
+def theme_names() -> set[str]:
+    """The themes the app has: its own and Textual's."""
+    return {theme.name for theme in THEMES} | set(BUILTIN_THEMES)
+
+
+def theme_problem(theme: str) -> str | None:
+    """What to tell when `[ui] theme` names no theme the app has (it then uses its own)."""
+    known = sorted(theme_names())
+    if theme in known:
+        return None
+    return f"[ui] theme {theme!r} is no theme here, so the default is used{_nearest(theme, known)}"
+
+
+def ui_problems(ui: UiSettings) -> list[str]:
+    """What `[ui]` asks for that the app cannot do (it starts without it)."""
+    return [*filter(None, [theme_problem(ui.theme)]), *key_problems(ui.keys)]
+
+
+def key_problems(keys: Mapping[str, str]) -> list[str]:
+    """What to tell of `[ui] keys` entries that name no binding (their keys do nothing)."""
+    known = binding_ids()
+    return [
+        f"[ui] keys: {name!r} is no binding's id, so {key!r} does nothing"
+        f"{_nearest(name, known)} (F1 shows each key's id in brackets)"
+        for name, key in keys.items()
+        if name not in known
+    ]
