@@ -134,6 +134,9 @@ class WebSocketTransport:
                     code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
                     reason = payload[2:].decode("utf-8", "replace")
                     self._why = f"{self.where} closed the connection ({code} {reason})".strip()
+                    # The closing handshake: the server waits for this answer.
+                    with contextlib.suppress(anyio.BrokenResourceError, OSError):
+                        await self.write(frame(CLOSE, payload[:2]))
                     return
                 elif opcode in (TEXT, BINARY, CONTINUATION):
                     parts.append(payload)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import ipaddress
 import math
 import os
 import shlex
@@ -15,7 +14,6 @@ from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
@@ -24,6 +22,7 @@ from engine.offline import DemoPlace
 from engine.process import Spawned, spawn
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
 from engine.version import __version__
+from tui.addresses import checked_connection
 
 if TYPE_CHECKING:
     from engine.engine import Attach
@@ -140,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "config" and args.edit:
         return edit_config()
     if args.command == "serve":
+        from tui.serve import serve_in_browser
+
         return serve_in_browser(args)
     try:
         settings, warnings = load_settings()
@@ -381,73 +382,4 @@ def edit_config() -> int:
     for warning in warnings:
         print(f"codex-deck: {warning}", file=sys.stderr)
     print(f"codex-deck: {path} is {'read, with the warnings above' if warnings else 'valid'}")
-    return 0
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def checked_connection(url: str, token_file: Path | None, insecure: bool) -> list[str]:
-    """Warnings for `--connect URL`; an app-server on another machine that nothing
-    authenticates is refused unless `--insecure` says to go ahead."""
-    parts = urlsplit(url)
-    if parts.scheme != "ws" or parts.hostname is None or is_loopback(parts.hostname):
-        return []
-    if token_file is None and not insecure:
-        raise SettingsError(
-            f"--connect {url}: {parts.hostname} is not this machine and no --token-file was "
-            "given; an app-server that takes connections without a token runs commands for "
-            "anyone who reaches it. Give --token-file, or add --insecure to connect anyway"
-        )
-    return [
-        f"warning: {url} is another machine over plain ws://; what is sent (the token too) "
-        "crosses the network unencrypted"
-    ]
-
-
-def serve_in_browser(args: argparse.Namespace) -> int:
-    """Serve the app with textual-serve: each browser session runs `python -m tui` with the
-    same options."""
-    if not is_loopback(args.host) and not args.public:
-        print(
-            f"codex-deck: serving on {args.host} lets anyone who reaches it drive your codex; "
-            "add --public to do it anyway.",
-            file=sys.stderr,
-        )
-        return 2
-    if not is_loopback(args.host):
-        print(
-            f"codex-deck: warning: serving on {args.host}, not only this machine", file=sys.stderr
-        )
-    forwarded = [sys.executable, "-m", "tui"]
-    if args.demo:
-        forwarded.append("--demo")
-    if args.insecure:
-        forwarded.append("--insecure")
-    for flag, value in (
-        ("--cwd", args.cwd),
-        ("--config", os.environ.get(CONFIG_ENV)),
-        ("--connect", args.connect),
-        ("--token-file", args.token_file),
-    ):
-        if value:
-            forwarded += [flag, str(value)]
-    from aiohttp import web
-    from textual_serve.server import Server
-
-    server = Server(shlex.join(forwarded), host=args.host, port=args.port, title="codex-deck")
-    server.initialize_logging()
-    # aiohttp calls `print` once the port is bound: only then is "serving" true.
-    web.run_app(
-        server._make_app(),
-        host=args.host,
-        port=args.port,
-        print=lambda _: print(f"codex-deck: serving on http://{args.host}:{args.port}", flush=True),
-    )
     return 0

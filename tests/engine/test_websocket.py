@@ -8,7 +8,7 @@ import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from engine.websocket import CONTINUATION, PING, TEXT, accept_for, frame, read_frame
+from engine.websocket import CONTINUATION, PING, TEXT, accept_for, connect, frame, read_frame
 from tests.engine.bytestreams import byte_pipe
 
 pytestmark = pytest.mark.anyio
@@ -48,3 +48,38 @@ async def test_client_frames_are_masked_and_server_frames_are_read_unmasked() ->
     ping = struct.pack("!BB", 0x80 | PING, 2) + b"hi"
     decoded = await frames_of(unmasked + ping)
     assert decoded == [(False, TEXT, b'{"a'), (True, CONTINUATION, b'"}'), (True, PING, b"hi")]
+
+
+async def test_a_close_from_the_server_is_answered() -> None:
+    """The closing handshake: a server that closes waits for the client's close frame (an
+    aiohttp server up to its timeout, with the connection held; `codex-deck serve` took
+    10 s to stop). Without the answer the server sees an abnormal closure (1006)."""
+    from aiohttp import web
+
+    codes: list[int | None] = []
+    closed = anyio.Event()
+
+    async def handler(request: web.Request) -> web.WebSocketResponse:
+        websocket = web.WebSocketResponse(timeout=5)
+        await websocket.prepare(request)
+        await websocket.close()
+        codes.append(websocket.close_code)
+        closed.set()
+        return websocket
+
+    app = web.Application()
+    app.router.add_get("/", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        transport = await connect(f"ws://127.0.0.1:{port}/")
+        with anyio.fail_after(30):
+            await transport.run()  # until the server's close
+            await closed.wait()
+        await transport.aclose()
+    finally:
+        await runner.cleanup()
+    assert codes == [1000]

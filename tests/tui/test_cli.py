@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
 import select
+import signal
 import socket
 import struct
 import subprocess
 import sys
 import termios
 import time
+import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import anyio
 
-from engine.websocket import connect
+from engine.websocket import WebSocketTransport, connect
 from tests.reliability.report import Ledger
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
@@ -123,10 +129,9 @@ def test_config_flag_names_the_settings_file(tmp_path: Path) -> None:
     assert result.stderr.startswith(f"codex-deck: {chosen}: codex.sandbox: ")
 
 
-def test_serve_answers_on_localhost_with_the_app_page(isolated_settings: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+@contextmanager
+def serving(port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`codex-deck serve --demo` on `port`, with the link it printed once it listens."""
     server = subprocess.Popen(
         [str(COMMAND), "serve", "--port", str(port), "--demo"],
         stdout=subprocess.PIPE,
@@ -135,21 +140,149 @@ def test_serve_answers_on_localhost_with_the_app_page(isolated_settings: Path) -
     )
     try:
         assert server.stdout is not None
-        serving = f"codex-deck: serving on http://127.0.0.1:{port}"
         said = []
         for line in server.stdout:  # textual-serve's banner, then ours once the port is bound
             said.append(line.strip())
-            if said[-1] == serving:
+            if said[-1].startswith("codex-deck: serving on "):
                 break
-        assert said[-1] == serving, said
-        page = fetch(f"http://127.0.0.1:{port}/")
-        assert "<div>codex-deck</div>" in page
-        assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
-        screen = anyio.run(session_output, f"ws://127.0.0.1:{port}/ws?width=110&height=30")
-        assert b"offline demo" in screen
+        link = said[-1].removeprefix("codex-deck: serving on ")
+        assert link.startswith(f"http://127.0.0.1:{port}/?secret="), said
+        yield server, link
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_answers_the_link_it_prints_with_the_app_page(isolated_settings: Path) -> None:
+    port = free_port()
+    with serving(port) as (_, link):
+        secret = link.split("?secret=")[1]
+        assert len(secret) >= 32
+        page, cookie = fetch(link)
+        assert "<div>codex-deck</div>" in page
+        assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
+        assert cookie.startswith(f"codex-deck-secret-{port}={secret};")
+        assert "HttpOnly" in cookie
+        assert "SameSite=Strict" in cookie
+        url = f"ws://127.0.0.1:{port}/ws?width=110&height=30&secret={secret}"
+        screen = anyio.run(session_output, url)
+        assert b"offline demo" in screen
+
+
+def test_serve_refuses_whoever_lacks_its_secret(isolated_settings: Path, tally: Ledger) -> None:
+    """Any account on the machine reached the page on 127.0.0.1, and its websocket ran the
+    app: it drove the user's codex."""
+    port = free_port()
+    with serving(port) as (_, link):
+        secret = link.split("?secret=")[1]
+        base = f"http://127.0.0.1:{port}"
+        refused = [
+            status(f"{base}/"),
+            status(f"{base}/?secret=guess"),
+            status(f"{base}/static/js/textual.js"),
+            status(f"{base}/ws?width=80&height=24", websocket=True),
+            status(f"{base}/ws?secret={secret}", websocket=True, origin="http://evil.example"),
+        ]
+        allowed = status(f"{base}/", cookie=f"codex-deck-secret-{port}={secret}")
+    tally(
+        "security",
+        "`serve` asked without its secret (page, file, websocket, foreign page): refused",
+        unapproved=sum(code != 403 for code in refused),
+    )
+    assert refused == [403] * 5
+    assert allowed == 200
+
+
+def test_serve_ends_its_sessions_on_sigterm(isolated_settings: Path) -> None:
+    """SIGTERM with a browser session open: each session's app quits, its codex with it, and
+    serve exits 0 at once (it waited some 20 s for the browser to leave, then the app's
+    process was torn from a closed loop: `RuntimeError: Event loop is closed`)."""
+    port = free_port()
+    with serving(port) as (server, link):
+        secret = link.split("?secret=")[1]
+        url = f"ws://127.0.0.1:{port}/ws?width=110&height=30&secret={secret}"
+
+        async def open_then_end() -> list[tuple[int, str]]:
+            transport = await connect(url)
+            seen = b""
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(transport.run)
+                with anyio.fail_after(60):
+                    while b"offline demo" not in seen:
+                        seen += await transport.receive.receive()
+                family = descendants(server.pid)
+                tasks.start_soon(drain, transport)  # as a browser reads on
+                server.send_signal(signal.SIGTERM)
+                await anyio.to_thread.run_sync(partial(server.wait, timeout=10))
+                tasks.cancel_scope.cancel()
+            return family
+
+        family = anyio.run(open_then_end)
+        assert server.returncode == 0
+        assert server.stderr is not None
+        assert "Event loop is closed" not in server.stderr.read()
+    ours = [
+        (pid, command) for pid, command in family if "-m tui" in command or "app-server" in command
+    ]
+    assert len(ours) >= 2, family  # the session's app and its codex
+    assert [(pid, command) for pid, command in ours if Path(f"/proc/{pid}").exists()] == []
+
+
+async def drain(transport: WebSocketTransport) -> None:
+    """Read what the app draws until the server closes the websocket, then close it too."""
+    async for _ in transport.receive:
+        pass
+    await transport.aclose()
+
+
+def descendants(pid: int) -> list[tuple[int, str]]:
+    """The processes under `pid` (its children, theirs, and so on), with their commands."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [child for child, its in parents.items() if its == parent]
+        found += children
+        frontier += children
+    commands = []
+    for child in found:
+        with contextlib.suppress(OSError):
+            command = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+            commands.append((child, command.decode()))
+    return commands
+
+
+def status(url: str, websocket: bool = False, cookie: str = "", origin: str = "") -> int:
+    """The HTTP status `url` answers with (a websocket's upgrade when `websocket`)."""
+    headers = {"Cookie": cookie} if cookie else {}
+    if origin:
+        headers["Origin"] = origin
+    if websocket:
+        headers |= {
+            "Connection": "Upgrade",
+            "Upgrade": "websocket",
+            "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        }
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 async def session_output(url: str) -> bytes:
@@ -166,11 +299,11 @@ async def session_output(url: str) -> bytes:
     return seen
 
 
-def fetch(url: str) -> str:
-    """The page at `url` (the server said it listens)."""
+def fetch(url: str) -> tuple[str, str]:
+    """The page at `url` (the server said it listens), and the cookie it sets."""
     with urllib.request.urlopen(url, timeout=30) as response:
         assert response.status == 200
-        return str(response.read().decode())
+        return str(response.read().decode()), str(response.headers.get("Set-Cookie", ""))
 
 
 def test_serving_beyond_this_machine_needs_public(tally: Ledger) -> None:
