@@ -7,9 +7,11 @@ Run: `.venv/bin/python -m bench` (3 to 9 minutes on a 2-core machine, by its spe
 
 from __future__ import annotations
 
+import math
 import operator
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -53,11 +55,33 @@ TARGETS: tuple[Target, ...] = (
 )
 
 
+PROBE_ROUNDS = 5
+PROBE_LOOPS = 2_000_000
+
+
+def machine_speed() -> float:
+    """The machine's speed now: the fastest of a few runs of a fixed pure-Python loop, in ms
+    (this machine's varies about 2× from hour to hour; a figure counts only beside it)."""
+    fastest = math.inf
+    for _ in range(PROBE_ROUNDS):
+        began = time.perf_counter()
+        total = 0
+        for number in range(PROBE_LOOPS):
+            total += number * number
+        fastest = min(fastest, (time.perf_counter() - began) * 1000)
+    return fastest
+
+
 def main() -> int:
     RESULTS.unlink(missing_ok=True)
+    before = machine_speed()
+    print(f"machine-speed probe before: {before:.0f} ms", flush=True)
     for module in SUITE:
         print(f"\n=== {module}", flush=True)
         subprocess.run([sys.executable, "-m", module], check=True)
+    after = machine_speed()
+    print(f"\nmachine-speed probe: {before:.0f} ms before the suite, {after:.0f} ms after")
+    print("(a fixed loop of 2 million multiplications; lower is faster)")
     results = load()
     print(f"\n{'figure':62} {'target':>10} {'median':>12} {'min-max':>22}  met")
     met = 0

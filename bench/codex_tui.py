@@ -32,9 +32,9 @@ from typing import Any
 
 from bench.figures import compile_sources, figure, print_table, save
 from bench.tui_figures import COMMAND, CSI
-from engine.binary import find_codex
-from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import load_script
+from engine.transport.binary import find_codex
+from engine.transport.offline import OFFLINE_PROVIDER
 from tui.widgets.draft import PLACEHOLDER
 
 RUNS = 5

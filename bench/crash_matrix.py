@@ -32,11 +32,11 @@ import anyio
 
 from engine.engine import Engine
 from engine.events import EngineEvent, EngineStatus, TurnCompleted
-from engine.fanout import Subscription
-from engine.offline import offline_settings
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel, run_scripted_model
 from engine.settings import Settings
-from engine.store import Store
+from engine.transport.fanout import Subscription
+from engine.transport.offline import offline_settings
 
 RUNS = 5
 SLOW = "take your time"

@@ -18,11 +18,11 @@ from typing import Any
 import anyio
 
 from bench.figures import figure, print_table, save
-from engine.appserver import spawn_app_server
-from engine.binary import find_codex
-from engine.launch import Launch
 from engine.protocol import TurnCompleted, parse_notification
-from engine.rpc import Notification, RpcConnection
+from engine.transport.appserver import spawn_app_server
+from engine.transport.binary import find_codex
+from engine.transport.launch import Launch
+from engine.transport.rpc import Notification, RpcConnection
 
 NOTIFICATIONS = 50_000
 THROUGHPUT_RUNS = 5
@@ -138,10 +138,10 @@ def main() -> None:
     modules = (
         "engine",
         "engine.settings",
-        "engine.appserver",
+        "engine.transport.appserver",
         "engine.scripted_model",
         "textual.app",
-        "textual.app, engine.appserver",
+        "textual.app, engine.transport.appserver",
     )
     for module in modules:
         values = [import_time(module) * 1000 for _ in range(IMPORT_RUNS)]
@@ -154,8 +154,8 @@ def main() -> None:
     print_table(figures)
     print(f"\nrpc throughput, ours (typed) / sdk (typed): {ratio:.2f}x")
     alone = figures["import textual.app"]["median"]
-    both = figures["import textual.app, engine.appserver"]["median"]
-    print(f"engine.appserver on top of textual.app: {both - alone:.0f} ms")
+    both = figures["import textual.app, engine.transport.appserver"]["median"]
+    print(f"engine.transport.appserver on top of textual.app: {both - alone:.0f} ms")
     save(figures, {"rpc ours/sdk": ratio})
 
 

@@ -21,16 +21,16 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from engine.appserver import spawn_app_server
-from engine.binary import find_codex
 from engine.engine import Engine
 from engine.events import TurnCompleted
-from engine.launch import launch_for, thread_defaults
-from engine.offline import offline_settings
 from engine.protocol import TextInput, ThreadStartParams, TurnStartParams
-from engine.rpc import Notification, RpcConnection
 from engine.scripted_model import run_scripted_model
 from engine.settings import Settings
+from engine.transport.appserver import spawn_app_server
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for, thread_defaults
+from engine.transport.offline import offline_settings
+from engine.transport.rpc import Notification, RpcConnection
 
 RUNS = 5
 CHUNK = 64 * 1024

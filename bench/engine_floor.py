@@ -16,11 +16,11 @@ import sys
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from engine.binary import find_codex
-from engine.launch import launch_for
-from engine.offline import offline_settings
-from engine.process import spawn
 from engine.settings import Settings
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for
+from engine.transport.offline import offline_settings
+from engine.transport.process import spawn
 
 
 class _Model:

@@ -25,12 +25,12 @@ from bench.figures import figure, print_table, save
 from bench.tui_figures import echo_ms, percentile, rss_mib, send, the_app
 from engine.engine import Engine
 from engine.events import EngineEvent, ItemDelta, TurnCompleted
-from engine.fanout import Subscription
-from engine.offline import offline_settings
+from engine.records.store import Store
 from engine.scripted_model import Script, load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
-from engine.store import Store
+from engine.transport.fanout import Subscription
+from engine.transport.offline import offline_settings
 from tui.app import CodexDeckApp
 from tui.entries import TurnEntry
 from tui.widgets.composer import Composer

@@ -28,10 +28,10 @@ from engine.events import (
     SideChatDelta,
     TurnCompleted,
 )
-from engine.fanout import Subscription
-from engine.offline import offline_settings
 from engine.scripted_model import run_scripted_model
 from engine.settings import Settings
+from engine.transport.fanout import Subscription
+from engine.transport.offline import offline_settings
 
 RUNS = 10
 COLD_RUNS = 10

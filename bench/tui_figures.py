@@ -41,11 +41,11 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
-from engine.offline import offline_settings
 from engine.protocol import AgentMessageItem, UserMessageItem
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel, run_scripted_model
 from engine.settings import LimitsSettings, Settings
-from engine.store import Store
+from engine.transport.offline import offline_settings
 from tui.app import CodexDeckApp
 from tui.backend import Backend
 from tui.replay import replay_backend

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from engine.version import __version__
 
 if TYPE_CHECKING:
-    from engine.appserver import AppServer, open_app_server, spawn_app_server
     from engine.engine import Engine
     from engine.errors import (
         CodexDeckError,
@@ -23,14 +22,15 @@ if TYPE_CHECKING:
     )
     from engine.results import CommandResult, SubmitOutcome
     from engine.settings import Settings, load_settings
+    from engine.transport.appserver import AppServer, open_app_server, spawn_app_server
 
 _EXPORTS = {
     "Engine": "engine.engine",
     "CommandResult": "engine.results",
     "SubmitOutcome": "engine.results",
-    "AppServer": "engine.appserver",
-    "open_app_server": "engine.appserver",
-    "spawn_app_server": "engine.appserver",
+    "AppServer": "engine.transport.appserver",
+    "open_app_server": "engine.transport.appserver",
+    "spawn_app_server": "engine.transport.appserver",
     "CodexDeckError": "engine.errors",
     "CodexNotFound": "engine.errors",
     "CodexTooOld": "engine.errors",

@@ -17,11 +17,22 @@ import anyio
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
-from engine.appserver import AppServer, Transport, open_app_server, spawn_app_server, typed
-from engine.binary import find_codex
-from engine.command_line import CommandLine
-from engine.conversation import Conversation, Conversations, Submission, SubmissionMode
-from engine.emitter import Emitter
+from engine.commands.run import CommandLine
+from engine.conversations.conversation import (
+    Conversation,
+    Conversations,
+    Submission,
+    SubmissionMode,
+)
+from engine.conversations.emitter import Emitter
+from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
+from engine.conversations.interactions import Answer, AnswerDoesNotFit, Interactions
+from engine.conversations.journal import Journal
+from engine.conversations.models import model_named, unknown_model
+from engine.conversations.notices import Notices
+from engine.conversations.restore import Restorer
+from engine.conversations.router import Router
+from engine.conversations.session import SessionInfo, session_info
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.events import (
     BUSY_STATES,
@@ -35,31 +46,31 @@ from engine.events import (
     StopRequested,
     SubmissionAccepted,
 )
-from engine.export import markdown, write_private
-from engine.fanout import Subscription
-from engine.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.images import ImageRefused, check_image, user_input
-from engine.interactions import Answer, AnswerDoesNotFit, Interactions
-from engine.journal import Journal
-from engine.launch import Launch, launch_for, thread_defaults
-from engine.models import model_named, unknown_model
-from engine.notices import Notices
-from engine.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
-from engine.outputs import CommandOutputs, KeptOutput
-from engine.process import Spawned
-from engine.recording import RecordingError, event_from_json
-from engine.restore import Restorer
+from engine.records.export import markdown, write_private
+from engine.records.outputs import CommandOutputs, KeptOutput
+from engine.records.recording import RecordingError, event_from_json
+from engine.records.search import SearchHit, like_pattern, search_events
+from engine.records.store import Store, StoredConversation
+from engine.records.trace import Redactor, jsonl
 from engine.results import CommandResult, SubmitOutcome
-from engine.router import Router
-from engine.rpc import Incoming, Notification
-from engine.search import SearchHit, like_pattern, search_events
-from engine.session import SessionInfo, session_info
 from engine.settings import Settings
-from engine.side_chat import SideChat
-from engine.side_chats import SideChats
-from engine.store import Store, StoredConversation
-from engine.tasks import task_group
-from engine.trace import Redactor, jsonl
+from engine.side_chats.chat import SideChat
+from engine.side_chats.manager import SideChats
+from engine.transport.appserver import (
+    AppServer,
+    Transport,
+    open_app_server,
+    spawn_app_server,
+    typed,
+)
+from engine.transport.binary import find_codex
+from engine.transport.fanout import Subscription
+from engine.transport.launch import Launch, launch_for, thread_defaults
+from engine.transport.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.transport.process import Spawned
+from engine.transport.rpc import Incoming, Notification
+from engine.transport.tasks import task_group
 
 STOP_WAIT_SECONDS = 3.0
 """How long /stop waits for the turn to end before it says "stop requested"."""
@@ -73,7 +84,7 @@ RESTART_MAX_DELAY = 10.0
 
 SubmitMode = Literal["auto", "queue"]
 Attach = Callable[[], Awaitable[Transport]]
-"""Makes a new connection to a running app-server (`engine.websocket.connect`, bound)."""
+"""Makes a new connection to a running app-server (`engine.transport.websocket.connect`, bound)."""
 Reopen = Callable[[], AbstractAsyncContextManager[AppServer]]
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import binary
 from engine.scripted_model import ScriptedModel, run_scripted_model
+from engine.transport import binary
 
 
 @pytest.fixture

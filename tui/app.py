@@ -37,7 +37,7 @@ from tui.search_provider import ConversationSearch
 
 if TYPE_CHECKING:
     from engine.events import EngineEvent
-    from engine.fanout import Subscription
+    from engine.transport.fanout import Subscription
     from tui.backend import Backend, OpenBackend
     from tui.replay import ReplayBackend
     from tui.screens.main import AttentionNeeded, MainScreen
@@ -306,7 +306,7 @@ class CodexDeckApp(KeysFirstApp):
         """Write the backend's events to `path` until it closes, starting with what it
         already shows (its conversations, their history and pending requests)."""
         from engine.events import ConversationUpdated, InteractionRequested, Stamp
-        from engine.recording import write_recording
+        from engine.records.recording import write_recording
 
         prelude: list[EngineEvent] = []
         for info in backend.conversations():

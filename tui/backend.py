@@ -9,6 +9,8 @@ from typing import Protocol
 
 import anyio
 
+from engine.conversations.interactions import Answer
+from engine.conversations.session import SessionInfo
 from engine.engine import SEARCH_HITS, Attach, Engine, SubmitMode
 from engine.events import (
     ConversationInfo,
@@ -18,17 +20,15 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
-from engine.fanout import Subscription
-from engine.interactions import Answer
-from engine.offline import DemoPlace
-from engine.outputs import KeptOutput
-from engine.process import Spawned
 from engine.protocol import ModelInfo
+from engine.records.outputs import KeptOutput
+from engine.records.search import SearchHit
+from engine.records.store import Store, default_path
 from engine.results import CommandResult, SubmitOutcome
-from engine.search import SearchHit
-from engine.session import SessionInfo
 from engine.settings import Settings
-from engine.store import Store, default_path
+from engine.transport.fanout import Subscription
+from engine.transport.offline import DemoPlace
+from engine.transport.process import Spawned
 
 
 class Backend(Protocol):

@@ -15,12 +15,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.binary import find_codex
 from engine.errors import CodexDeckError, SettingsError
-from engine.launch import launch_for
-from engine.offline import DemoPlace
-from engine.process import Spawned, spawn
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for
+from engine.transport.offline import DemoPlace
+from engine.transport.process import Spawned, spawn
 from engine.version import __version__
 from tui.addresses import checked_connection
 
@@ -182,14 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     # The websocket client is imported only when it is used, after the first paint.
     attach: Attach | None = None
     if args.connect:
-        from engine.websocket import connect
+        from engine.transport.websocket import connect
 
         attach = partial(connect, args.connect, args.token_file)
 
     async def hints() -> list[str]:
         if args.connect or args.demo:
             return []
-        from engine.websocket import running_daemon
+        from engine.transport.websocket import running_daemon
 
         daemon = await running_daemon(settings.codex.home)
         if daemon is None:
@@ -305,7 +305,7 @@ def check_writable(path: Path) -> None:
 
 def play_recording(settings: Settings, args: argparse.Namespace) -> int:
     """`codex-deck replay FILE`: the recording in the app, read-only."""
-    from engine.recording import RecordingError, read_recording
+    from engine.records.recording import RecordingError, read_recording
     from tui.app import CodexDeckApp
     from tui.replay import replay_backend
 
@@ -348,7 +348,7 @@ def binary_version(path: Path) -> str:
 def print_config(settings: Settings, warnings: list[str]) -> None:
     path = config_path()
     print(f"# settings file: {path}{'' if path.exists() else ' (not there; defaults apply)'}")
-    from engine.store import default_path
+    from engine.records.store import default_path
 
     print(f"# store: {settings.store.path or default_path()}")
     rows = settings_report(settings)

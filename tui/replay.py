@@ -14,6 +14,8 @@ from pathlib import Path
 
 import anyio
 
+from engine.conversations.interactions import Answer
+from engine.conversations.session import SessionInfo
 from engine.engine import SEARCH_HITS, SubmitMode
 from engine.events import (
     ConversationInfo,
@@ -29,14 +31,12 @@ from engine.events import (
     StopOutcome,
     TurnStarted,
 )
-from engine.fanout import Fanout, Subscription
-from engine.interactions import Answer
-from engine.outputs import KeptOutput
 from engine.protocol import ModelInfo
+from engine.records.outputs import KeptOutput
+from engine.records.search import SearchHit, search_events
+from engine.records.trace import Redactor, jsonl
 from engine.results import CommandResult, SubmitOutcome
-from engine.search import SearchHit, search_events
-from engine.session import SessionInfo
-from engine.trace import Redactor, jsonl
+from engine.transport.fanout import Fanout, Subscription
 from tui.backend import Backend, OpenBackend
 
 READ_ONLY = "This is a replay: it shows what happened and sends nothing."

@@ -4,27 +4,35 @@ hit names the conversation, what said it and the line; choosing one opens it the
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from rich.text import Text
 from textual.command import Hit, Hits, Provider
 
 from tui.text import inert
 
+if TYPE_CHECKING:
+    from engine.records.search import SearchHit
+
 MIN_QUERY = 3
 """Characters typed before the conversations are searched."""
 
 
+@runtime_checkable
+class Searched(Protocol):
+    """A screen whose conversations the palette searches (the main screen)."""
+
+    async def search_conversations(self, query: str) -> list[SearchHit]: ...
+
+    async def open_search_hit(self, hit: SearchHit, query: str) -> None: ...
+
+
 class ConversationSearch(Provider):
     async def search(self, query: str) -> Hits:
-        from tui.app import CodexDeckApp
-
-        app = self.app
-        if len(query.strip()) < MIN_QUERY or not isinstance(app, CodexDeckApp):
+        screen = self.screen
+        if len(query.strip()) < MIN_QUERY or not isinstance(screen, Searched):
             return
-        backend = app.main.backend
-        if backend is None:
-            return
-        hits = await backend.search(query)
+        hits = await screen.search_conversations(query)
         for rank, hit in enumerate(hits):
             title, excerpt = inert(hit.title), inert(hit.excerpt)
             shown = Text.assemble((title, "bold"), f" · {hit.where}: ", excerpt)
@@ -34,7 +42,7 @@ class ConversationSearch(Provider):
             yield Hit(
                 score=1.0 - rank / (len(hits) + 1),
                 match_display=shown,
-                command=partial(app.main.open_search_hit, hit, query.strip()),
+                command=partial(screen.open_search_hit, hit, query.strip()),
                 text=f"{title} {excerpt}",
                 help="search in every conversation",
             )

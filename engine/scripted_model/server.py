@@ -19,10 +19,10 @@ import anyio
 from anyio.abc import ByteStream, Listener, SocketAttribute, SocketListener
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from engine.offline import local_url
 from engine.scripted_model import sse
 from engine.scripted_model.scenario import Reply, Script, load_script
-from engine.tasks import task_group
+from engine.transport.offline import local_url
+from engine.transport.tasks import task_group
 
 MAX_HEADER_BYTES = 64 * 1024
 MAX_BODY_BYTES = 256 * 1024 * 1024

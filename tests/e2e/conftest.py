@@ -13,11 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.appserver import AppServer, Received, spawn_app_server
-from engine.binary import find_codex
 from engine.engine import Engine
-from engine.launch import launch_for, thread_defaults
-from engine.offline import offline_settings
 from engine.protocol import (
     AgentMessageDelta,
     ApprovalPolicy,
@@ -32,10 +28,14 @@ from engine.protocol import (
     WireModel,
     decline,
 )
-from engine.rpc import RequestId
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from engine.store import Store
+from engine.transport.appserver import AppServer, Received, spawn_app_server
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for, thread_defaults
+from engine.transport.offline import offline_settings
+from engine.transport.rpc import RequestId
 from tests.e2e.eventlog import EventLog, recording
 
 TURN_DEADLINE_SECONDS = 30

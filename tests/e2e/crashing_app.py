@@ -14,9 +14,9 @@ from pathlib import Path
 import anyio
 
 from engine.engine import Engine
-from engine.offline import offline_settings
+from engine.records.store import Store
 from engine.settings import Settings
-from engine.store import Store
+from engine.transport.offline import offline_settings
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import anyio
 
 from engine.engine import Engine
 from engine.events import EngineEvent, TurnCompleted
-from engine.tasks import task_group
+from engine.transport.tasks import task_group
 
 E = TypeVar("E", bound=EngineEvent)
 DEADLINE_SECONDS = 30

@@ -15,15 +15,15 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.text import TextReceiveStream
 
-from engine.binary import find_codex
 from engine.engine import Engine
 from engine.errors import ConnectionClosed
 from engine.events import EngineStatus
-from engine.launch import launch_for
-from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from engine.websocket import connect, daemon_socket, running_daemon
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for
+from engine.transport.offline import offline_settings
+from engine.transport.websocket import connect, daemon_socket, running_daemon
 from tests.e2e.eventlog import recording
 
 pytestmark = pytest.mark.anyio

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine.events import ItemCompleted
-from engine.outputs import CUT_NOTE, CommandOutputs
 from engine.protocol import CommandExecutionItem
+from engine.records.outputs import CUT_NOTE, CommandOutputs
 from engine.scripted_model import ScriptedModel
 from engine.settings import LimitsSettings, Settings
 from tests.e2e.conftest import open_engine

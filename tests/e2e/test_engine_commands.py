@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.conversations.interactions import Approve, Reply
 from engine.engine import Engine
 from engine.events import (
     ConversationUpdated,
@@ -16,7 +17,6 @@ from engine.events import (
     Notice,
     StopRequested,
 )
-from engine.interactions import Approve, Reply
 from engine.protocol import AgentMessageItem, CommandExecutionItem, FileChangeItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings

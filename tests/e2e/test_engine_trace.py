@@ -20,10 +20,10 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
-from engine.offline import OFFLINE_PROVIDER, offline_settings
 from engine.protocol import AgentMessageItem, CommandExecutionItem, FileChangeItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import LimitsSettings, Settings
+from engine.transport.offline import OFFLINE_PROVIDER, offline_settings
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import recording
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from engine.conversations.interactions import Approve
 from engine.engine import Engine
 from engine.events import InteractionRequested, SideChatAnswered
-from engine.interactions import Approve
 from tests.e2e.eventlog import EventLog
 
 pytestmark = pytest.mark.anyio

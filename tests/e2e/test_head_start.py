@@ -1,4 +1,4 @@
-"""Codex spawned before the engine is imported (`engine.process.spawn`), then taken up by
+"""Codex spawned before the engine is imported (`engine.transport.process.spawn`), then taken up by
 `Engine.open(early=…)`, ended when it does not fit, and ended when nothing takes it up."""
 
 from __future__ import annotations
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.binary import find_codex
 from engine.engine import Engine
-from engine.launch import Launch, launch_for
-from engine.offline import offline_settings
-from engine.process import Spawned, spawn
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
+from engine.transport.binary import find_codex
+from engine.transport.launch import Launch, launch_for
+from engine.transport.offline import offline_settings
+from engine.transport.process import Spawned, spawn
 from tests.e2e.eventlog import recording
 
 pytestmark = pytest.mark.anyio

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from engine.engine import Engine
-from engine.offline import OFFLINE_MODEL, offline_settings
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, ProviderSettings, Settings
-from engine.store import Store
+from engine.transport.offline import OFFLINE_MODEL, offline_settings
 from tests.e2e.eventlog import EventLog, recording
 
 pytestmark = pytest.mark.anyio

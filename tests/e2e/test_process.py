@@ -10,12 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.appserver import spawn_app_server
-from engine.binary import find_codex
 from engine.errors import ConnectionClosed, SettingsError
 from engine.events import ItemCompleted
-from engine.launch import Launch
-from engine.process import CODEX_NICE, AppServerProcess, spawn
 from engine.protocol import (
     AgentMessageDelta,
     CommandExecutionItem,
@@ -25,9 +21,13 @@ from engine.protocol import (
     ThreadReadParams,
     TurnStartParams,
 )
-from engine.rpc import BadLine
 from engine.scripted_model import load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
+from engine.transport.appserver import spawn_app_server
+from engine.transport.binary import find_codex
+from engine.transport.launch import Launch
+from engine.transport.process import CODEX_NICE, AppServerProcess, spawn
+from engine.transport.rpc import BadLine
 from tests.e2e.conftest import Codex, open_engine
 
 pytestmark = pytest.mark.anyio

@@ -19,14 +19,14 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from engine.binary import find_codex
 from engine.engine import Engine
 from engine.events import EngineStatus, ItemCompleted, Notice, TurnCompleted
-from engine.offline import offline_settings
 from engine.protocol import CommandExecutionItem, UserMessageItem
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from engine.store import Store
+from engine.transport.binary import find_codex
+from engine.transport.offline import offline_settings
 from tests.e2e.conftest import open_codex
 from tests.e2e.eventlog import EventLog, recording
 from tests.reliability.report import Ledger, asked_of, lost_and_reruns

@@ -19,8 +19,8 @@ from pydantic import BaseModel
 from pydantic.alias_generators import to_camel
 
 from engine import protocol
-from engine.binary import find_codex
 from engine.protocol import WireModel
+from engine.transport.binary import find_codex
 
 ANY = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 

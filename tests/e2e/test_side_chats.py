@@ -12,7 +12,6 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.binary import find_codex
 from engine.engine import Engine
 from engine.errors import CodexDeckError
 from engine.events import (
@@ -23,8 +22,9 @@ from engine.events import (
 )
 from engine.scripted_model import RecordedRequest, ScriptedModel
 from engine.settings import LimitsSettings, Settings
-from engine.side_chat import SideChatBusy, SideChatClosed
-from engine.side_isolation import BASE_INSTRUCTIONS, SideChatUnsupported
+from engine.side_chats.chat import SideChatBusy, SideChatClosed
+from engine.side_chats.isolation import BASE_INSTRUCTIONS, SideChatUnsupported
+from engine.transport.binary import find_codex
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
 from tests.reliability.report import Ledger

@@ -10,9 +10,9 @@ import pytest
 
 from engine.engine import Engine
 from engine.errors import RpcError
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
-from engine.store import Store
 from tests.e2e.eventlog import recording
 
 pytestmark = pytest.mark.anyio

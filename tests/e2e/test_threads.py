@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.process import AppServerProcess
 from engine.protocol import ThreadForkParams, ThreadReadParams, ThreadResumeParams
 from engine.scripted_model import ScriptedModel
+from engine.transport.process import AppServerProcess
 from tests.e2e.conftest import Codex, open_codex
 
 pytestmark = pytest.mark.anyio

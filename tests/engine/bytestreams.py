@@ -1,4 +1,4 @@
-"""In-memory byte streams for driving `engine.rpc` without a process."""
+"""In-memory byte streams for driving `engine.transport.rpc` without a process."""
 
 from __future__ import annotations
 

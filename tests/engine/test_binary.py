@@ -9,8 +9,13 @@ from typing import Any
 
 import pytest
 
-from engine.binary import MIN_CODEX_VERSION, check_codex_version, codex_version, find_codex
 from engine.errors import CodexNotFound, CodexTooOld
+from engine.transport.binary import (
+    MIN_CODEX_VERSION,
+    check_codex_version,
+    codex_version,
+    find_codex,
+)
 
 
 def test_the_configured_binary_comes_first(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.commands import (
+from engine.commands.parse import (
     Archive,
     CommandError,
     Help,
@@ -20,7 +20,7 @@ from engine.commands import (
     help_text,
     parse,
 )
-from engine.interactions import Approve, Cancel, Decline, Reply
+from engine.conversations.interactions import Approve, Cancel, Decline, Reply
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.fanout import Fanout
+from engine.transport.fanout import Fanout
 
 pytestmark = pytest.mark.anyio
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.interactions import (
+from engine.conversations.interactions import (
     ID_ALPHABET,
     AnswerDoesNotFit,
     Approve,

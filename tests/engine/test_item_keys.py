@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.item_keys import ItemKeys, item_key, keyed_items
+from engine.conversations.item_keys import ItemKeys, item_key, keyed_items
 from engine.protocol import AgentMessageItem
 
 

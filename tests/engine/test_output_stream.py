@@ -8,7 +8,7 @@ import socket
 import anyio
 import pytest
 
-from engine.process import OUTPUT_SLICE_BYTES, OutputStream
+from engine.transport.process import OUTPUT_SLICE_BYTES, OutputStream
 
 pytestmark = pytest.mark.anyio
 

@@ -1,9 +1,9 @@
-"""engine.oversized: what the kept start and end of a skipped line still say."""
+"""engine.transport.oversized: what the kept start and end of a skipped line still say."""
 
 from __future__ import annotations
 
-from engine.oversized import thread_of, turn_end
-from engine.rpc import BadLine
+from engine.transport.oversized import thread_of, turn_end
+from engine.transport.rpc import BadLine
 
 HEAD = '{"method":"turn/completed","params":{"threadId":"t-1","turn":{"id":"u-1","items":[{"te'
 TAIL = (

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from engine.events import EngineEvent, ItemDelta, Notice, Stamp
-from engine.fanout import Fanout
-from engine.recording import (
+from engine.records.recording import (
     RECORDING_VERSION,
     RecordingError,
     read_recording,
     recording_header,
     write_recording,
 )
+from engine.transport.fanout import Fanout
 
 pytestmark = pytest.mark.anyio
 

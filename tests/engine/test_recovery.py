@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from engine.conversations.recovery import settle
 from engine.protocol import Thread
-from engine.recovery import settle
 
 
 def thread(status: str, client_id: str = "m1", error: str | None = None) -> Thread:

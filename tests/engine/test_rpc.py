@@ -1,4 +1,4 @@
-"""Framing tests of engine.rpc against a scripted peer over in-memory byte streams."""
+"""Framing tests of engine.transport.rpc against a scripted peer over in-memory byte streams."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from engine.errors import ConnectionClosed, RpcError
-from engine.fanout import Subscription
-from engine.rpc import (
+from engine.transport.fanout import Subscription
+from engine.transport.rpc import (
     BadLine,
     Incoming,
     Notification,

@@ -9,7 +9,7 @@ import anyio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.rpc import BadLine, Incoming, Notification, RpcConnection, ServerRequest
+from engine.transport.rpc import BadLine, Incoming, Notification, RpcConnection, ServerRequest
 from tests.engine.bytestreams import byte_pipe
 from tests.reliability.report import Ledger
 

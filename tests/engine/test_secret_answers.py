@@ -10,16 +10,16 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.appserver import IncomingRequest
-from engine.conversation import Conversation, Conversations
-from engine.emitter import Emitter
+from engine.conversations.conversation import Conversation, Conversations
+from engine.conversations.emitter import Emitter
+from engine.conversations.interactions import Interactions, Reply
+from engine.conversations.journal import Journal
+from engine.conversations.router import Router
 from engine.events import InteractionRequested, InteractionResolved
-from engine.interactions import Interactions, Reply
-from engine.journal import Journal
 from engine.protocol import Question, UserInputRequest
-from engine.router import Router
-from engine.store import Store
-from engine.trace import Redactor, jsonl
+from engine.records.store import Store
+from engine.records.trace import Redactor, jsonl
+from engine.transport.appserver import IncomingRequest
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,5 @@
-"""engine.settings and engine.launch: the file, the environment, errors, and what codex gets."""
+"""engine.settings and engine.transport.launch: the file, the environment, errors, and what
+codex gets."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import SettingsError
-from engine.launch import codex_overrides, launch_for, thread_defaults
 from engine.settings import CodexSettings, ProviderSettings, Settings, load_settings
+from engine.transport.launch import codex_overrides, launch_for, thread_defaults
 
 EXAMPLE = """
 [codex]

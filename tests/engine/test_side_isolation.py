@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.side_isolation import REQUIRED_FIELDS, missing_fields, side_overrides, toml_key
+from engine.side_chats.isolation import REQUIRED_FIELDS, missing_fields, side_overrides, toml_key
 
 
 def write_schema(root: Path, fork_fields: list[str], thread_fields: list[str]) -> Path:

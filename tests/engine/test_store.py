@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.conversation import Submission
-from engine.journal import Journal
-from engine.recovery import restored_submission
-from engine.store import SCHEMA_VERSION, Store, StoreError, migrate
-from engine.trace import Redactor
+from engine.conversations.conversation import Submission
+from engine.conversations.journal import Journal
+from engine.conversations.recovery import restored_submission
+from engine.records.store import SCHEMA_VERSION, Store, StoreError, migrate
+from engine.records.trace import Redactor
 
 pytestmark = pytest.mark.anyio
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from engine.events import Notice, TraceGap
-from engine.trace import ConversationTrace, Redactor, jsonl
+from engine.records.trace import ConversationTrace, Redactor, jsonl
 
 
 def notice(seq: int) -> Notice:

@@ -8,7 +8,15 @@ import anyio
 import pytest
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from engine.websocket import CONTINUATION, PING, TEXT, accept_for, connect, frame, read_frame
+from engine.transport.websocket import (
+    CONTINUATION,
+    PING,
+    TEXT,
+    accept_for,
+    connect,
+    frame,
+    read_frame,
+)
 from tests.engine.bytestreams import byte_pipe
 
 pytestmark = pytest.mark.anyio

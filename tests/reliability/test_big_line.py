@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from engine.events import Notice
-from engine.rpc import DEFAULT_MAX_LINE_BYTES, BadLine, Notification
 from engine.scripted_model import load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
+from engine.transport.rpc import DEFAULT_MAX_LINE_BYTES, BadLine, Notification
 from tests.e2e.conftest import open_engine
 from tests.engine.test_rpc import connected, next_incoming
 from tests.reliability.report import Ledger, asked_of, lost_and_reruns

@@ -13,10 +13,10 @@ import anyio
 import pytest
 
 from engine.events import EngineStatus, InteractionRequested, ItemDelta, Notice
-from engine.offline import OFFLINE_PROVIDER
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
-from engine.side_chat import SideChatClosed
+from engine.side_chats.chat import SideChatClosed
+from engine.transport.offline import OFFLINE_PROVIDER
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
 from tests.e2e.test_recovery import asked

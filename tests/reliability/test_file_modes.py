@@ -9,9 +9,9 @@ from pathlib import Path
 import anyio
 
 from engine.events import EngineEvent
-from engine.fanout import Fanout
-from engine.recording import read_recording, write_recording
-from engine.store import Store
+from engine.records.recording import read_recording, write_recording
+from engine.records.store import Store
+from engine.transport.fanout import Fanout
 from tests.reliability.report import Ledger
 
 

@@ -24,7 +24,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 
-from engine import commands
+from engine.commands import parse as commands
 from engine.errors import SettingsError
 from engine.protocol import UnknownItem, UnknownNotification
 from engine.protocol.items import ITEM_TYPES, parse_item

@@ -11,12 +11,12 @@ import anyio
 import pytest
 
 from engine.events import EngineEvent, ItemCompleted, TraceGap, TurnCompleted
-from engine.fanout import Subscription
 from engine.protocol import AgentMessageItem
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel, load_script, run_scripted_model
 from engine.scripted_model.scenario import builtin_files
 from engine.settings import LimitsSettings, Settings
-from engine.store import Store
+from engine.transport.fanout import Subscription
 from tests.e2e.conftest import open_engine
 from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.recording import write_recording
+from engine.records.recording import write_recording
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
-from engine.store import Store
 from tests.e2e.conftest import open_engine
 from tests.e2e.test_recovery import app_in_a_process, deck, notices
 from tests.reliability.report import Ledger, asked_of, lost_and_reruns

@@ -33,11 +33,11 @@ from engine.events import (
     TurnCompleted,
     UnknownMessage,
 )
-from engine.fanout import Subscription
-from engine.offline import offline_settings
-from engine.recording import event_to_json, recording_header
+from engine.records.recording import event_to_json, recording_header
 from engine.scripted_model import run_scripted_model
 from engine.settings import Settings
+from engine.transport.fanout import Subscription
+from engine.transport.offline import offline_settings
 
 RECORDINGS = Path(__file__).with_name("recordings")
 WORKSPACE = "/home/dev/project"

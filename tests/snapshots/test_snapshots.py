@@ -15,7 +15,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from engine.recording import read_recording
+from engine.records.recording import read_recording
 from engine.settings import Settings, UiSettings
 from tests.tui.test_starting import FirstFrame
 from tui.app import CodexDeckApp

@@ -12,10 +12,10 @@ import pytest
 from textual.pilot import Pilot
 
 from engine.engine import Engine
-from engine.offline import offline_settings
+from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
-from engine.store import Store
+from engine.transport.offline import offline_settings
 from tests.tui.tmux import Terminal, open_terminal
 from tui.app import CodexDeckApp
 from tui.backend import Backend

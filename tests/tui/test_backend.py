@@ -6,12 +6,12 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from engine.binary import find_codex
 from engine.engine import Engine
-from engine.launch import launch_for
-from engine.offline import DemoPlace
-from engine.process import spawn
 from engine.settings import Settings
+from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for
+from engine.transport.offline import DemoPlace
+from engine.transport.process import spawn
 from tui.backend import demo_backend
 
 pytestmark = pytest.mark.anyio

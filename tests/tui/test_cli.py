@@ -23,7 +23,7 @@ from pathlib import Path
 
 import anyio
 
-from engine.websocket import WebSocketTransport, connect
+from engine.transport.websocket import WebSocketTransport, connect
 from tests.reliability.report import Ledger
 
 COMMAND = Path(sys.executable).parent / "codex-deck"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
-from engine.recording import read_recording
+from engine.records.recording import read_recording
 from engine.settings import Settings
 from tests.tui.conftest import Deck, go_to_request, ready, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send

@@ -11,15 +11,15 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Select, Static
 
+from engine.conversations.interactions import Answer, Reply
 from engine.events import (
     ConversationUpdated,
     InteractionInfo,
     InteractionRequested,
     InteractionResolved,
 )
-from engine.interactions import Answer, Reply
 from engine.protocol import FileChange, Question, QuestionOption
-from engine.recording import read_recording
+from engine.records.recording import read_recording
 from engine.results import CommandResult
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings

@@ -16,13 +16,13 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
-from engine.binary import find_codex
 from engine.engine import Engine
 from engine.events import EngineEvent, SignInFinished
-from engine.offline import offline_settings
-from engine.recording import event_to_json
+from engine.records.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
+from engine.transport.binary import find_codex
+from engine.transport.offline import offline_settings
 from tests.reliability.report import Ledger, asked_of
 from tests.tui.conftest import engine_on, ready, until
 from tui.app import CodexDeckApp, SignIn

@@ -17,9 +17,9 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from engine.errors import CodexNotFound
-from engine.offline import offline_settings
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
+from engine.transport.offline import offline_settings
 from tests.tui.conftest import Deck, engine_on, ready, transcript, until
 from themes import DARK, STYLESHEET, THEMES
 from tui.app import CodexDeckApp

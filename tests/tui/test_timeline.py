@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from engine.recording import read_recording
+from engine.records.recording import read_recording
 from tests.tui.conftest import Deck, until
 from tests.tui.test_search import rich_turn
 from tui.timeline import bar, render, turn_timelines

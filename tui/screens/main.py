@@ -17,6 +17,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
+from engine.conversations.interactions import Answer
 from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
@@ -33,8 +34,7 @@ from engine.events import (
     TokenUsageUpdated,
     TurnStarted,
 )
-from engine.interactions import Answer
-from engine.search import SearchHit
+from engine.records.search import SearchHit
 from tui.backend import Backend
 from tui.entries import CommandEntry
 from tui.pager import output_file, page
@@ -296,6 +296,10 @@ class MainScreen(PacedScreen):
     def action_find(self) -> None:
         """Find text in the conversation shown (ctrl+f, or / outside the composer)."""
         self.query_one(FindBar).open()
+
+    async def search_conversations(self, query: str) -> list[SearchHit]:
+        """The palette's search of every conversation (none before the engine is up)."""
+        return [] if self.backend is None else await self.backend.search(query)
 
     async def open_search_hit(self, hit: SearchHit, query: str) -> None:
         """Show the conversation of a hit from the palette's search, finding `query` in it

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.events import EngineEvent
-from engine.recording import event_to_json
+from engine.records.recording import event_to_json
 
 
 class RawEventScreen(ModalScreen[None]):

@@ -18,9 +18,9 @@ from textual.widgets.option_list import Option
 
 from engine.errors import CodexDeckError
 from engine.events import EngineEvent, SignInFinished
-from engine.fanout import Subscription
 from engine.protocol import LoginStarted
 from engine.results import CommandResult
+from engine.transport.fanout import Subscription
 from tui.reported import reported
 from tui.widgets.ordered import OrderedInput
 

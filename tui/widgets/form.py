@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Checkbox, Input, Select, Static
 
-from engine.forms import FormField, form_fields, form_problems
-from engine.interactions import Approve, Cancel, Decline, Reply
+from engine.conversations.forms import FormField, form_fields, form_problems
+from engine.conversations.interactions import Approve, Cancel, Decline, Reply
 from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.ordered import OrderedInput

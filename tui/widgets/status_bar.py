@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
+from engine.conversations.session import SessionInfo
 from engine.events import ConversationInfo
-from engine.session import SessionInfo
 from tui.text import clock, inert
 
 

@@ -9,9 +9,18 @@ from typing import Any
 import anyio
 
 from engine import protocol as wire
-from engine.appserver import IncomingRequest, Received
-from engine.conversation import Conversation, Conversations, SubmissionState
-from engine.emitter import Emitter
+from engine.conversations.conversation import Conversation, Conversations, SubmissionState
+from engine.conversations.emitter import Emitter
+from engine.conversations.interactions import (
+    Answer,
+    Interactions,
+    PendingInteraction,
+    Reply,
+    grant_words,
+    reply_for,
+)
+from engine.conversations.item_keys import keyed
+from engine.conversations.journal import Journal
 from engine.events import (
     AccountChanged,
     AnsweredBy,
@@ -33,18 +42,9 @@ from engine.events import (
     UnknownMessage,
 )
 from engine.events import InteractionOutcome as Outcome
-from engine.interactions import (
-    Answer,
-    Interactions,
-    PendingInteraction,
-    Reply,
-    grant_words,
-    reply_for,
-)
-from engine.item_keys import keyed
-from engine.journal import Journal
-from engine.oversized import thread_of, turn_end
-from engine.rpc import BadLine, RequestId
+from engine.transport.appserver import IncomingRequest, Received
+from engine.transport.oversized import thread_of, turn_end
+from engine.transport.rpc import BadLine, RequestId
 
 DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.AgentMessageDelta: "agent_message",

@@ -24,8 +24,8 @@ import anyio
 from pydantic import BaseModel
 
 from engine import events
-from engine.fanout import Subscription
 from engine.protocol import parse_item
+from engine.transport.fanout import Subscription
 from engine.version import __version__
 
 RECORDING_FORMAT = "codex-deck-recording"

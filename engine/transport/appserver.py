@@ -15,11 +15,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 from pydantic import ValidationError
 
-from engine.binary import check_codex_version
 from engine.errors import CodexDeckError, RpcError
-from engine.fanout import Subscription
-from engine.launch import Launch
-from engine.process import AppServerProcess, Spawned
 from engine.protocol import (
     AccountReadParams,
     AccountReadResult,
@@ -49,7 +45,11 @@ from engine.protocol import (
     parse_notification,
     parse_server_request,
 )
-from engine.rpc import (
+from engine.transport.binary import check_codex_version
+from engine.transport.fanout import Subscription
+from engine.transport.launch import Launch
+from engine.transport.process import AppServerProcess, Spawned
+from engine.transport.rpc import (
     DEFAULT_MAX_LINE_BYTES,
     METHOD_NOT_FOUND,
     BadLine,
@@ -58,7 +58,7 @@ from engine.rpc import (
     RpcConnection,
     ServerRequest,
 )
-from engine.tasks import task_group
+from engine.transport.tasks import task_group
 from engine.version import __version__
 
 CLIENT_NAME = "codex_deck"

@@ -10,9 +10,9 @@ from typing import Literal
 
 import anyio
 
+from engine.conversations.item_keys import ItemKeys
 from engine.events import BUSY_STATES, ConversationInfo, ConversationState
 from engine.images import AttachedImage
-from engine.item_keys import ItemKeys
 from engine.protocol import (
     ApprovalPolicy,
     KnownItem,

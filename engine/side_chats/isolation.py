@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 
 from engine.errors import CodexDeckError
-from engine.launch import toml_value
+from engine.transport.launch import toml_value
 
 FEATURES_OFF = (
     "shell_tool",

@@ -13,8 +13,8 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from engine import protocol as wire
-from engine.appserver import AppServer, Received, spawn_app_server
-from engine.emitter import Emitter
+from engine.conversations.emitter import Emitter
+from engine.conversations.item_keys import ItemKeys
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.events import (
     EngineEvent,
@@ -26,9 +26,9 @@ from engine.events import (
     SideChatUpdated,
     Stamp,
 )
-from engine.item_keys import ItemKeys
-from engine.launch import Launch
-from engine.tasks import task_group
+from engine.transport.appserver import AppServer, Received, spawn_app_server
+from engine.transport.launch import Launch
+from engine.transport.tasks import task_group
 
 UNTITLED = "Side chat"
 

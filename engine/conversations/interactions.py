@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 import anyio
 
+from engine.conversations.forms import form_problems
 from engine.events import InteractionInfo, InteractionKind
 from engine.events import InteractionOutcome as Outcome
-from engine.forms import form_problems
 from engine.protocol import (
     AcceptWithExecPolicyAmendment,
     ApplyNetworkPolicyAmendment,
@@ -38,7 +38,7 @@ from engine.protocol import (
     WireModel,
     decline,
 )
-from engine.rpc import RequestId
+from engine.transport.rpc import RequestId
 
 ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 """No 0/o, 1/l/i: ids are read off the screen and typed."""

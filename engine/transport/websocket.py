@@ -1,5 +1,5 @@
 """Attaching to a running `codex app-server --listen …`: a WebSocket client (RFC 6455) small
-enough to read, as a transport for `engine.appserver.open_app_server`.
+enough to read, as a transport for `engine.transport.appserver.open_app_server`.
 
 Each JSON-RPC message is one text frame. The connection starts with the HTTP upgrade, over
 TCP for `ws://HOST:PORT` (with `Authorization: Bearer TOKEN` in capability-token mode) and

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from itertools import count
 
 from engine.events import EngineEvent, Stamp
-from engine.fanout import Fanout, Subscription
-from engine.trace import ConversationTrace
+from engine.records.trace import ConversationTrace
+from engine.transport.fanout import Fanout, Subscription
 
 
 class Emitter:

@@ -27,7 +27,7 @@ import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from engine.errors import ConnectionClosed, RpcError
-from engine.fanout import Fanout, Subscription
+from engine.transport.fanout import Fanout, Subscription
 
 RequestId = int | str
 

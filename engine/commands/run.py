@@ -9,17 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine import commands
-from engine.conversation import Conversation, Conversations
+from engine.commands import parse as commands
+from engine.conversations.conversation import Conversation, Conversations
+from engine.conversations.history import describe_thread
+from engine.conversations.models import describe_model
+from engine.conversations.notices import Notices
+from engine.conversations.recovery import secret_not_kept
+from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
-from engine.history import describe_thread
-from engine.models import describe_model
-from engine.notices import Notices
-from engine.recovery import secret_not_kept
 from engine.results import CommandResult
-from engine.router import Router
 from engine.settings import Settings
-from engine.side_chats import SideChats
+from engine.side_chats.manager import SideChats
 
 if TYPE_CHECKING:
     from engine.engine import Engine

@@ -25,7 +25,7 @@ from engine.protocol import (
     ReasoningItem,
     UserMessageItem,
 )
-from engine.trace import Redactor
+from engine.records.trace import Redactor
 
 
 def fenced(text: str, language: str = "") -> str:

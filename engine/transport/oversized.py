@@ -12,7 +12,7 @@ import json
 import re
 
 from engine import protocol as wire
-from engine.rpc import BadLine
+from engine.transport.rpc import BadLine
 
 _TURN_END = re.compile(r'^\{"method"\s*:\s*"turn/completed"')
 _THREAD = re.compile(r'"threadId"\s*:\s*"([^"]+)"')

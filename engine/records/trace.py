@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from engine.events import EngineEvent, Stamp, TraceGap
-from engine.recording import event_to_json
+from engine.records.recording import event_to_json
 
 REDACTED = "[redacted]"
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import time
 
-from engine.conversation import Conversation, Submission
+from engine.conversations.conversation import Conversation, Submission
 from engine.events import EngineEvent, InteractionRequested, InteractionResolved, ItemDelta
-from engine.recording import event_to_json
-from engine.store import Store
-from engine.trace import Redactor
+from engine.records.recording import event_to_json
+from engine.records.store import Store
+from engine.records.trace import Redactor
 
 UNANSWERED = "codex-deck stopped before it was answered"
 

@@ -3,8 +3,8 @@ results of commands and messages that carry them."""
 
 from __future__ import annotations
 
-from engine.conversation import Conversation, Conversations
-from engine.emitter import Emitter
+from engine.conversations.conversation import Conversation, Conversations
+from engine.conversations.emitter import Emitter
 from engine.events import Notice, NoticeLevel
 from engine.results import CommandResult, SubmitOutcome
 

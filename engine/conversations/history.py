@@ -13,7 +13,7 @@ import anyio
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
-from engine.appserver import AppServer
+from engine.conversations.item_keys import Item, keyed_items
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import (
     EngineEvent,
@@ -24,8 +24,8 @@ from engine.events import (
     TraceGap,
     TurnCompleted,
 )
-from engine.item_keys import Item, keyed_items
 from engine.protocol import Thread, Turn
+from engine.transport.appserver import AppServer
 
 HISTORY_TURNS = 20
 """Turns shown when a conversation is reopened (the newest ones)."""

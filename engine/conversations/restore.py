@@ -1,8 +1,8 @@
 """Bringing conversations back: from the store at start-up, and into a restarted codex.
 
 Each conversation's thread is resumed; every message that was in flight is settled as its
-thread shows it (`engine.recovery.settle`) and said so on the conversation; queued messages
-are kept and wait for /continue. Nothing is sent again by itself.
+thread shows it (`recovery.settle`) and said so on the conversation; queued messages are kept
+and wait for /continue. Nothing is sent again by itself.
 """
 
 from __future__ import annotations
@@ -16,19 +16,24 @@ import anyio
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
-from engine.appserver import AppServer
-from engine.conversation import Conversation, Conversations
-from engine.emitter import Emitter
+from engine.conversations.conversation import Conversation, Conversations
+from engine.conversations.emitter import Emitter
+from engine.conversations.history import Prefetched, last_turns
+from engine.conversations.journal import Journal
+from engine.conversations.recovery import (
+    restored_conversation,
+    restored_submission,
+    secret_not_kept,
+    settle,
+)
+from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, EngineEvent, NoticeLevel
-from engine.history import Prefetched, last_turns
-from engine.journal import Journal
-from engine.launch import thread_defaults
-from engine.recording import RecordingError, event_from_json
-from engine.recovery import restored_conversation, restored_submission, secret_not_kept, settle
-from engine.router import Router
+from engine.records.recording import RecordingError, event_from_json
+from engine.records.store import Store, StoredConversation, StoredSubmission
 from engine.settings import Settings
-from engine.store import Store, StoredConversation, StoredSubmission
+from engine.transport.appserver import AppServer
+from engine.transport.launch import thread_defaults
 
 SETTLE_TURNS = 20
 """How many of a thread's last turns are searched for a message that was in flight."""

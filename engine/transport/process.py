@@ -21,7 +21,7 @@ import anyio.lowlevel
 from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 
 from engine.errors import CodexNotFound, SettingsError
-from engine.launch import Launch
+from engine.transport.launch import Launch
 
 STDERR_LINES = 200
 _ESCAPES = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
@@ -172,7 +172,7 @@ class OutputStream(ByteReceiveStream):
 class AppServerProcess:
     """The process, its last stderr lines, and a graceful close.
 
-    A transport for `engine.appserver.open_app_server`.
+    A transport for `engine.transport.appserver.open_app_server`.
     """
 
     def __init__(

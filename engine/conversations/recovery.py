@@ -11,9 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import cast
 
-from engine.conversation import Conversation, Submission, SubmissionMode, SubmissionState
+from engine.conversations.conversation import (
+    Conversation,
+    Submission,
+    SubmissionMode,
+    SubmissionState,
+)
 from engine.protocol import ApprovalPolicy, ReasoningEffort, SandboxMode, Thread, UserMessageItem
-from engine.store import StoredConversation, StoredSubmission
+from engine.records.store import StoredConversation, StoredSubmission
 
 QUOTE_CHARS = 60
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine.interactions import Answer, Approve, ApproveScope, Cancel, Decline, Reply
+from engine.conversations.interactions import Answer, Approve, ApproveScope, Cancel, Decline, Reply
 from engine.protocol import ApprovalPolicy, SandboxMode
 
 

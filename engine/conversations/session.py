@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.conversation import Conversation
+from engine.conversations.conversation import Conversation
 from engine.protocol import SANDBOX_POLICIES
 from engine.settings import Settings
 

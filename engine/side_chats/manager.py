@@ -8,19 +8,19 @@ from itertools import count
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
-from engine.appserver import AppServer
-from engine.conversation import Conversation
-from engine.emitter import Emitter
+from engine.conversations.conversation import Conversation
+from engine.conversations.emitter import Emitter
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
-from engine.launch import Launch
-from engine.side_chat import SideChat
-from engine.side_isolation import (
+from engine.side_chats.chat import SideChat
+from engine.side_chats.isolation import (
     BASE_INSTRUCTIONS,
     DEVELOPER_INSTRUCTIONS,
     SideChatUnsupported,
     check_support,
     side_overrides,
 )
+from engine.transport.appserver import AppServer
+from engine.transport.launch import Launch
 
 
 class SideChats:
