@@ -30,8 +30,8 @@ from themes import DARK, STYLESHEET, THEMES
 from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
+from tui.pacing import KeysFirstApp
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.paced import KeysFirstApp
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
 
@@ -39,8 +39,9 @@ if TYPE_CHECKING:
     from engine.events import EngineEvent
     from engine.transport.fanout import Subscription
     from tui.backend import Backend, OpenBackend
+    from tui.bridge import AttentionNeeded
     from tui.replay import ReplayBackend
-    from tui.screens.main import AttentionNeeded, MainScreen
+    from tui.screens.main import MainScreen
     from tui.screens.sign_in import OpenAccount
 
 SIGNED_OUT = (
@@ -279,7 +280,7 @@ class CodexDeckApp(KeysFirstApp):
                 if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
                     self._sign_in = replace(self._sign_in, offer_at_start=False)
                     self.offer_sign_in(SIGNED_OUT)
-                from tui.screens.main import EngineBatch
+                from tui.bridge import EngineBatch
 
                 while True:
                     try:

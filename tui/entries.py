@@ -13,9 +13,17 @@ from textual.widget import Widget
 from engine.events import InteractionInfo, NoticeLevel, PlanUpdated, TurnCompleted
 from engine.protocol import (
     CommandExecutionItem,
+    ContextCompactionItem,
+    DynamicToolCallItem,
     FileChangeItem,
+    ImageGenerationItem,
+    ImageViewItem,
     KnownItem,
+    McpToolCallItem,
+    PlanItem,
+    ReviewModeItem,
     UnknownItem,
+    WebSearchItem,
 )
 
 KEPT_OUTPUT_CHARS = 256 * 1024
@@ -99,3 +107,31 @@ class PlanEntry(Entry):
 class ApprovalEntry(Entry):
     info: InteractionInfo
     resolution: str = ""
+
+
+def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
+    """A tool call, search, image or other item the transcript shows as one line."""
+    if isinstance(item, McpToolCallItem):
+        error = f": {item.error.message}" if item.error else ""
+        return f"tool {item.server}.{item.tool} · {status}{error}"
+    if isinstance(item, DynamicToolCallItem):
+        return f"tool {item.namespace + '.' if item.namespace else ''}{item.tool} · {status}"
+    if isinstance(item, WebSearchItem):
+        return f"web search: {item.query}"
+    if isinstance(item, ImageViewItem):
+        return f"looked at image {item.path}"
+    if isinstance(item, ImageGenerationItem):
+        saved = f"saved to {item.saved_path}" if item.saved_path else "not saved"
+        prompt = f"\n  prompt: {item.revised_prompt}" if item.revised_prompt else ""
+        return f"generated an image, {saved} · {status}{prompt}"
+    if isinstance(item, ContextCompactionItem):
+        return "the conversation history was compacted"
+    if isinstance(item, ReviewModeItem):
+        return (
+            "review started: " if item.type == "enteredReviewMode" else "review: "
+        ) + item.review
+    if isinstance(item, PlanItem):
+        return "plan:\n" + item.text
+    if isinstance(item, UnknownItem):
+        return f"{item.type} (not shown by codex-deck{': ' + item.problem if item.problem else ''})"
+    return f"{item.type} · {status}"

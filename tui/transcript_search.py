@@ -16,8 +16,8 @@ from tui.entries import (
     ReasoningEntry,
     ToolEntry,
     UserEntry,
+    describe_item,
 )
-from tui.widgets.notes import describe_item
 
 MAX_MATCHES = 5000
 """Matches counted at most (the bar says when there are more)."""

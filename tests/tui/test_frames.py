@@ -12,9 +12,9 @@ from textual.app import App, ComposeResult
 from engine.events import ItemDelta, ItemStarted
 from engine.protocol import AgentMessageItem
 from tests.tui.conftest import until
+from tui import pacing as paced
 from tui.entries import AgentEntry
-from tui.screens import paced
-from tui.screens.paced import KeysFirstApp, PacedScreen
+from tui.pacing import KeysFirstApp, PacedScreen
 from tui.widgets.message import AgentMessage
 from tui.widgets.transcript import (
     BUSY_FRAME_SECONDS,

@@ -14,9 +14,9 @@ from engine.scripted_model import ScriptedModel
 from tests.e2e.test_images import png
 from tests.tui.conftest import Deck, transcript, until
 from tests.tui.test_app import turn_markers
+from tui.entries import describe_item
 from tui.widgets.composer import Composer, image_path
 from tui.widgets.message import UserMessage
-from tui.widgets.notes import describe_item
 
 pytestmark = pytest.mark.anyio
 

@@ -13,8 +13,8 @@ from textual.app import App, ComposeResult
 from textual.widget import Widget
 from textual.widgets import Input
 
-from tui.screens import paced
-from tui.screens.paced import KeysFirstApp, PacedScreen
+from tui import pacing as paced
+from tui.pacing import KeysFirstApp, PacedScreen
 
 pytestmark = pytest.mark.anyio
 

@@ -25,9 +25,9 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, go_to_request, transcript, until
 from tui.app import CodexDeckApp
+from tui.bridge import EngineBatch
 from tui.replay import ReplayBackend, playing
 from tui.screens.confirm import ConfirmScreen
-from tui.screens.main import EngineBatch
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
 from tui.widgets.composer import Composer

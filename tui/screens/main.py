@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -14,7 +13,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.events import Resize
-from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
 from engine.conversations.interactions import Answer
@@ -36,12 +34,13 @@ from engine.events import (
 )
 from engine.records.search import SearchHit
 from tui.backend import Backend
+from tui.bridge import AttentionNeeded, EngineBatch
 from tui.entries import CommandEntry
+from tui.pacing import PacedScreen
 from tui.pager import output_file, page
 from tui.replay import ReplayBackend
 from tui.reported import reported, why
 from tui.screens.models import ModelPicker
-from tui.screens.paced import PacedScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
@@ -62,20 +61,6 @@ from tui.widgets.transcript import Transcript
 NARROW_COLUMNS = 100
 BELOW = "▼ new output below · ctrl+end goes to it and follows"
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
-
-
-@dataclass
-class EngineBatch(Message):
-    """Events from the engine, in order, as one batch."""
-
-    events: tuple[EngineEvent, ...]
-
-
-@dataclass
-class AttentionNeeded(Message):
-    """A conversation out of view waits for an answer (the app rings and notifies)."""
-
-    text: str
 
 
 class MainScreen(PacedScreen):

@@ -5,19 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.protocol import (
-    ContextCompactionItem,
-    DynamicToolCallItem,
-    ImageGenerationItem,
-    ImageViewItem,
-    KnownItem,
-    McpToolCallItem,
-    PlanItem,
-    ReviewModeItem,
-    UnknownItem,
-    WebSearchItem,
-)
-from tui.entries import NoticeEntry, PlanEntry, ToolEntry, TurnEntry
+from tui.entries import NoticeEntry, PlanEntry, ToolEntry, TurnEntry, describe_item
 from tui.text import duration, inert
 
 PLAN_MARKS = {"completed": "✔", "inProgress": "▸", "pending": "·"}
@@ -71,33 +59,6 @@ class ToolLine(Static):
     def __init__(self, entry: ToolEntry) -> None:
         text = Text(inert(describe_item(entry.item, entry.status)))
         super().__init__(text, classes=f"-{entry.status}")
-
-
-def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
-    if isinstance(item, McpToolCallItem):
-        error = f": {item.error.message}" if item.error else ""
-        return f"tool {item.server}.{item.tool} · {status}{error}"
-    if isinstance(item, DynamicToolCallItem):
-        return f"tool {item.namespace + '.' if item.namespace else ''}{item.tool} · {status}"
-    if isinstance(item, WebSearchItem):
-        return f"web search: {item.query}"
-    if isinstance(item, ImageViewItem):
-        return f"looked at image {item.path}"
-    if isinstance(item, ImageGenerationItem):
-        saved = f"saved to {item.saved_path}" if item.saved_path else "not saved"
-        prompt = f"\n  prompt: {item.revised_prompt}" if item.revised_prompt else ""
-        return f"generated an image, {saved} · {status}{prompt}"
-    if isinstance(item, ContextCompactionItem):
-        return "the conversation history was compacted"
-    if isinstance(item, ReviewModeItem):
-        return (
-            "review started: " if item.type == "enteredReviewMode" else "review: "
-        ) + item.review
-    if isinstance(item, PlanItem):
-        return "plan:\n" + item.text
-    if isinstance(item, UnknownItem):
-        return f"{item.type} (not shown by codex-deck{': ' + item.problem if item.problem else ''})"
-    return f"{item.type} · {status}"
 
 
 class PlanCell(Static):

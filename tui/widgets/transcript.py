@@ -50,7 +50,7 @@ from tui.entries import (
     TurnEntry,
     UserEntry,
 )
-from tui.screens.paced import PacedScreen
+from tui.pacing import PacedScreen
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
