@@ -31,6 +31,7 @@ from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
 from tui.pacing import KeysFirstApp
+from tui.private import drop_screen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
@@ -356,7 +357,7 @@ class CodexDeckApp(KeysFirstApp):
         self._main = MainScreen(self._welcome, self._demo_tour, typed=typed)
         await self.push_screen(self._main)
         if old is not None:
-            self._screen_stack.remove(old)
+            drop_screen(self, old)
             await old.remove()
         self._bridge = self._run_engine()
 

@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from textual.app import App
 
+from tui.private import driver
 from tui.text import inert
 
 Notifications = Literal["both", "bell", "osc9", "off"]
@@ -15,7 +16,7 @@ def alert(app: App[Any], text: str, style: Notifications = "both") -> None:
     """Ring the terminal bell and/or send an OSC 9 desktop notification."""
     if style in ("both", "bell"):
         app.bell()
-    driver = app._driver  # Textual writes its own escape sequences (bell, OSC 52) the same way
-    if style in ("both", "osc9") and driver is not None and not app.is_headless:
+    terminal = driver(app)  # Textual writes its own escape sequences (bell, OSC 52) this way
+    if style in ("both", "osc9") and terminal is not None and not app.is_headless:
         message = inert(text).replace("\x07", "")
-        driver.write(f"\x1b]9;{message}\x07")
+        terminal.write(f"\x1b]9;{message}\x07")

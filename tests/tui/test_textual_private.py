@@ -1,0 +1,55 @@
+"""Textual's private parts that codex-deck uses (listed in `tui/private.py`) are still there
+and still what codex-deck takes them for: a release that changes one fails here, by name."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from textual.app import App
+from textual.driver import Driver
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import TextArea
+from textual_serve.server import Server
+
+from tui.private import driver, drop_screen
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_driver_and_the_screen_stack_are_what_they_were() -> None:
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        assert isinstance(driver(app), Driver)
+        first, second = Screen[None](), Screen[None]()
+        await app.push_screen(first)
+        await app.push_screen(second)
+        drop_screen(app, first)
+        await first.remove()
+        assert app.screen_stack[-1] is second
+        assert first not in app.screen_stack
+        await pilot.pause()
+
+
+async def test_a_screen_paints_through_its_update_timer() -> None:
+    """The paced screen replaces `_update_timer` (a property Textual's screen builds its
+    painting timer in) and paints by calling `_on_timer_update`."""
+    attribute = inspect.getattr_static(Screen, "_update_timer")
+    assert isinstance(attribute, property)
+    assert inspect.signature(Screen._on_timer_update).parameters.keys() == {"self"}
+    app: App[None] = App()
+    async with app.run_test():
+        assert isinstance(app.screen._update_timer, Timer)
+
+
+def test_a_text_area_takes_keys_in_on_key() -> None:
+    handler = inspect.getattr_static(TextArea, "_on_key")
+    assert inspect.iscoroutinefunction(handler)
+    assert list(inspect.signature(handler).parameters) == ["self", "event"]
+
+
+def test_textual_serve_makes_its_web_app_in_make_app() -> None:
+    maker = inspect.getattr_static(Server, "_make_app")
+    assert inspect.iscoroutinefunction(maker)
+    assert list(inspect.signature(maker).parameters) == ["self"]

@@ -1,0 +1,34 @@
+"""The parts of Textual's private API that codex-deck uses, in one place each.
+
+`tests/tui/test_textual_private.py` fails when a Textual release changes any of them:
+
+- `App._driver`: the terminal driver, to write an OSC 9 notification as Textual writes its
+  own bell and OSC 52 (`driver`, used by `tui/notify.py`).
+- `App._screen_stack`: a screen is taken from under the top one when the main screen is
+  replaced after signing in (`drop_screen`, used by `tui/app.py`).
+- `Screen._update_timer` and `Screen._on_timer_update`: the paced screen owns the timer
+  that paints, and paints itself (`tui/pacing.py`).
+- `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
+  (`tui/widgets/composer.py`, `tui/screens/starting.py`).
+- textual-serve's `Server._make_app`: the web application the secret is checked in front of
+  (`tui/serve.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+from textual.driver import Driver
+from textual.screen import Screen
+
+
+def driver(app: App[Any]) -> Driver | None:
+    """The app's terminal driver (none before it runs or once it closed)."""
+    return app._driver
+
+
+def drop_screen(app: App[Any], screen: Screen[Any]) -> None:
+    """Take `screen` off the app's screen stack wherever it is in it (the caller then
+    removes it)."""
+    app._screen_stack.remove(screen)
