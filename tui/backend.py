@@ -11,7 +11,8 @@ import anyio
 
 from engine.conversations.interactions import Answer
 from engine.conversations.session import SessionInfo
-from engine.engine import SEARCH_HITS, Attach, Engine, SubmitMode
+from engine.conversations.turns import SubmitMode
+from engine.engine import SEARCH_HITS, Attach, Engine
 from engine.events import (
     ConversationInfo,
     EngineEvent,

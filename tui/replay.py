@@ -16,7 +16,8 @@ import anyio
 
 from engine.conversations.interactions import Answer
 from engine.conversations.session import SessionInfo
-from engine.engine import SEARCH_HITS, SubmitMode
+from engine.conversations.turns import SubmitMode
+from engine.engine import SEARCH_HITS
 from engine.events import (
     ConversationInfo,
     ConversationUpdated,

@@ -1,0 +1,379 @@
+"""The turn state machine: a message starts a turn, steers the running one or waits in the
+queue; a turn is stopped; the next queued message starts when a turn ends. Each conversation's
+state moves here (and in the router, as codex tells how its turns go)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import anyio
+from anyio.abc import TaskGroup
+
+from engine import protocol as wire
+from engine.conversations.conversation import (
+    Conversation,
+    Conversations,
+    Submission,
+    SubmissionMode,
+)
+from engine.conversations.emitter import Emitter
+from engine.conversations.journal import Journal
+from engine.conversations.notices import Notices
+from engine.conversations.router import Router
+from engine.errors import ConnectionClosed, RpcError
+from engine.events import BUSY_STATES, StopOutcome, StopRequested, SubmissionAccepted
+from engine.images import ImageRefused, check_image, user_input
+from engine.results import CommandResult, SubmitOutcome
+from engine.settings import Settings
+from engine.transport.appserver import AppServer
+from engine.transport.launch import thread_defaults
+
+STOP_WAIT_SECONDS = 3.0
+"""How long /stop waits for the turn to end before it says "stop requested"."""
+
+SubmitMode = Literal["auto", "queue"]
+
+
+class Turns:
+    """Starts, steers, queues and stops the turns of every conversation on the codex in use
+    (`server()`: it changes when codex is started again)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        conversations: Conversations,
+        router: Router,
+        emitter: Emitter,
+        journal: Journal,
+        notices: Notices,
+        tasks: TaskGroup,
+        server: Callable[[], AppServer],
+        closing: Callable[[], bool],
+    ) -> None:
+        self._settings = settings
+        self._conversations = conversations
+        self._router = router
+        self._emitter = emitter
+        self._journal = journal
+        self._notices = notices
+        self._tasks = tasks
+        self._current = server
+        self._is_closing = closing
+
+    @property
+    def _server(self) -> AppServer:
+        return self._current()
+
+    @property
+    def _closing(self) -> bool:
+        return self._is_closing()
+
+    async def send(
+        self, conversation: Conversation, text: str, mode: SubmitMode = "auto"
+    ) -> SubmitOutcome:
+        """Start a turn when idle, steer the running turn (`auto`), or queue the message;
+        refused (a notice says why) when an image staged for it is not fit to send."""
+        for image in conversation.images:
+            try:
+                limit = self._settings.limits.image_bytes
+                await anyio.to_thread.run_sync(check_image, Path(image.path), limit)
+            except ImageRefused as error:
+                return self._notices.refused(
+                    conversation, f"{error} Nothing was sent; `/image clear` drops the images."
+                )
+        idle = conversation.state not in BUSY_STATES
+        if idle and not conversation.queue:
+            return await self._start_now(conversation, text)
+        if idle:
+            return await self._queue_then_start(conversation, text)
+        if mode == "auto" and self._steerable(conversation):
+            return await self._steer(conversation, text)
+        return self._enqueue(conversation, text)
+
+    def _submission(
+        self, conversation: Conversation, text: str, mode: SubmissionMode
+    ) -> Submission:
+        """A new message with the images staged for it."""
+        images = tuple(image.path for image in conversation.images)
+        return Submission(conversation.id, conversation.generation, text, mode, images=images)
+
+    def _accepted(
+        self,
+        conversation: Conversation,
+        submission: Submission,
+        how: Literal["started", "steered", "queued"],
+        message: str,
+    ) -> SubmitOutcome:
+        if submission.images:
+            conversation.images.clear()  # they went with it
+            self._router.updated(conversation)
+        event = SubmissionAccepted(
+            **self._emitter.stamp(conversation.id),
+            submission_id=submission.id,
+            text=submission.text,
+            how=how,
+        )
+        self._emitter.emit(event, conversation.turn_id)
+        return SubmitOutcome(True, how, message, submission.id)
+
+    async def start_thread(self, conversation: Conversation) -> bool:
+        defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        if conversation.provider is not None:
+            defaults = defaults.model_copy(update={"model_provider": conversation.provider})
+        try:
+            opened = await self._server.thread_start(
+                wire.ThreadStartParams(**defaults.model_dump())
+            )
+        except (RpcError, ConnectionClosed) as error:
+            conversation.state = "failed"
+            self._notices.say(conversation, "error", f"codex could not start a thread: {error}")
+            self._router.updated(conversation)
+            return False
+        conversation.thread = opened
+        self._conversations.bind(conversation, opened.thread.id)
+        if conversation.state == "failed":
+            conversation.state = "idle"
+        self._router.updated(conversation)
+        return True
+
+    def _room_to_run(self, conversation: Conversation) -> str | None:
+        limit = self._settings.limits.running_conversations
+        if self._conversations.busy() >= limit:
+            return (
+                f"{limit} conversations are already running (the limit is "
+                f"{limit}). Nothing was sent."
+            )
+        return None
+
+    async def _start_now(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        full = self._room_to_run(conversation)
+        if full is not None:
+            return self._notices.refused(conversation, full)
+        submission = self._submission(conversation, text, "start")
+        if not await self._run(conversation, submission, announce=True):
+            return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
+        return SubmitOutcome(True, "started", "Sent.", submission.id)
+
+    async def _queue_then_start(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        """Idle with held messages: the new one goes behind them and the oldest starts."""
+        full = self._room_to_run(conversation)
+        if full is not None:
+            return self._notices.refused(conversation, full)
+        outcome = self._enqueue(conversation, text)
+        if outcome.accepted:
+            conversation.queue_held = False
+            self.start_next(conversation)
+        return outcome
+
+    def _enqueue(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        limit = self._settings.limits.queued_messages
+        if len(conversation.queue) >= limit:
+            return self._notices.refused(
+                conversation,
+                f"{limit} messages are already waiting in this conversation (the limit is "
+                f"{limit}). Nothing was sent.",
+            )
+        submission = self._submission(conversation, text, "queue")
+        conversation.queue.append(submission)
+        self._journal.submission(submission)
+        outcome = self._accepted(
+            conversation, submission, "queued", f"Queued ({len(conversation.queue)} waiting)."
+        )
+        self._router.updated(conversation)
+        return outcome
+
+    def _steerable(self, conversation: Conversation) -> bool:
+        return (
+            conversation.state in ("running", "waiting")
+            and conversation.turn_id is not None
+            and not conversation.stop_requested
+        )
+
+    async def _steer(self, conversation: Conversation, text: str) -> SubmitOutcome:
+        assert conversation.thread_id is not None
+        assert conversation.turn_id is not None
+        submission = self._submission(conversation, text, "steer")
+        submission.state = "sent"
+        submission.turn_id = conversation.turn_id
+        params = wire.TurnSteerParams(
+            thread_id=conversation.thread_id,
+            expected_turn_id=conversation.turn_id,
+            input=user_input(text, submission.images),
+            client_user_message_id=submission.id,
+        )
+        await self._journal.sent(submission)
+        try:
+            await self._server.turn_steer(params)
+        except RpcError as error:
+            self._journal.forget([submission])
+            outcome = self._enqueue(conversation, text)
+            if outcome.accepted:
+                self._notices.say(
+                    conversation,
+                    "info",
+                    f"The running turn could not be steered ({error.message}); "
+                    "your message was queued to run next instead.",
+                )
+            return outcome
+        conversation.steered.append(submission)
+        return self._accepted(conversation, submission, "steered", "Sent to the running turn.")
+
+    def start_next(self, conversation: Conversation) -> None:
+        """After a turn: start the next queued message, unless the queue is held."""
+        if conversation.queue_held or not conversation.queue or self._closing:
+            return
+        submission = conversation.queue.popleft()
+        conversation.state = "preparing"
+        conversation.submission = submission
+        self._tasks.start_soon(self._run, conversation, submission)
+
+    async def _run(
+        self, conversation: Conversation, submission: Submission, announce: bool = False
+    ) -> bool:
+        """Send one submission as a new turn; False if it was not sent.
+
+        `announce`: the submission is new (not from the queue) and is announced as started.
+        """
+        conversation.state = "preparing"
+        conversation.submission = submission
+        self._router.updated(conversation)
+        if conversation.thread_id is None and not await self.start_thread(conversation):
+            submission.state = "failed"
+            conversation.submission = None
+            return False
+        assert conversation.thread_id is not None
+        if conversation.stop_requested:
+            self._abandon(conversation, submission, "Stopped before it was sent.")
+            return False
+        if announce:
+            self._accepted(conversation, submission, "started", "Sent.")
+        thread_id, generation = conversation.thread_id, conversation.generation
+        submission.state = "sent"
+        params = wire.TurnStartParams(
+            thread_id=thread_id,
+            input=user_input(submission.text, submission.images),
+            client_user_message_id=submission.id,
+            approval_policy=conversation.approval_policy,
+            model=conversation.model,
+            effort=conversation.reasoning_effort,
+            sandbox_policy=(
+                wire.SANDBOX_POLICIES[conversation.sandbox] if conversation.sandbox else None
+            ),
+            collaboration_mode=(
+                wire.plan_mode(conversation.thread.model)
+                if conversation.plan_mode and conversation.thread is not None
+                else None
+            ),
+        )
+        await self._journal.sent(submission)
+        try:
+            started = await self._server.turn_start(params)
+        except RpcError as error:
+            submission.state = "failed"
+            self._journal.submission(submission)
+            self._abandon(conversation, submission, f"codex refused the message: {error.message}")
+            self.start_next(conversation)
+            return True
+        except ConnectionClosed:
+            submission.state = "unknown"
+            self._journal.submission(submission)
+            return True
+        turn_id = started.turn.id
+        if conversation.generation != generation:
+            # Reset while the turn was being started: that turn belongs to the old thread.
+            with contextlib.suppress(RpcError, ConnectionClosed):
+                await self._server.turn_interrupt(
+                    wire.TurnInterruptParams(thread_id=thread_id, turn_id=turn_id)
+                )
+            return True
+        self._router.turn_began(conversation, turn_id)
+        if conversation.stop_requested and conversation.turn_id == turn_id:
+            await self._interrupt(conversation)
+        return True
+
+    def _abandon(self, conversation: Conversation, submission: Submission, why: str) -> None:
+        if submission.state == "queued":
+            submission.state = "failed"
+            self._journal.submission(submission)
+        conversation.submission = None
+        conversation.stop_requested = False
+        conversation.state = "idle"
+        self._notices.say(conversation, "info" if submission.state != "failed" else "error", why)
+        self._router.updated(conversation)
+
+    async def stop_turn(self, conversation: Conversation) -> StopOutcome:
+        if conversation.state not in BUSY_STATES:
+            return "nothing_to_stop"
+        conversation.queue_held = True
+        conversation.stop_requested = True
+        if conversation.turn_id is None:
+            if conversation.submission is not None and conversation.submission.state == "queued":
+                return "stopped"
+            return "stop_requested"
+        conversation.state = "stopping"
+        self._router.updated(conversation)
+        ended = conversation.turn_ended
+        if not await self._interrupt(conversation):
+            return "nothing_to_stop" if ended.is_set() else "stop_requested"
+        with anyio.move_on_after(STOP_WAIT_SECONDS):
+            await ended.wait()
+        return "stopped" if ended.is_set() else "stop_requested"
+
+    async def _interrupt(self, conversation: Conversation) -> bool:
+        if conversation.thread_id is None or conversation.turn_id is None:
+            return False
+        params = wire.TurnInterruptParams(
+            thread_id=conversation.thread_id, turn_id=conversation.turn_id
+        )
+        try:
+            await self._server.turn_interrupt(params)
+        except (RpcError, ConnectionClosed):
+            return False
+        return True
+
+    async def stop(self, conversation_id: str) -> StopOutcome:
+        """Stop the running turn (or the one being prepared); queued messages are held.
+
+        Returns `stopped` when the turn ended, `stop_requested` when codex was asked but the
+        turn has not ended yet, `nothing_to_stop` when nothing runs.
+        """
+        conversation = self._conversations.get(conversation_id)
+        turn_id = conversation.turn_id
+        outcome = await self.stop_turn(conversation)
+        messages = {
+            "stopped": "Stopped.",
+            "stop_requested": "Asked codex to stop; the turn has not ended yet.",
+            "nothing_to_stop": "Nothing to stop: no turn is running.",
+        }
+        held = (
+            f" {len(conversation.queue)} queued message(s) wait for your next message."
+            if (conversation.queue and outcome != "nothing_to_stop")
+            else ""
+        )
+        event = StopRequested(
+            **self._emitter.stamp(conversation.id), turn_id=turn_id, outcome=outcome
+        )
+        self._emitter.emit(event, turn_id)
+        self._notices.say(conversation, "info", messages[outcome] + held)
+        return outcome
+
+    def continue_queue(self, conversation_id: str) -> CommandResult:
+        """Run the conversation's queued messages (they wait after a restart or a stop)."""
+        conversation = self._conversations.get(conversation_id)
+        if not conversation.queue:
+            return self._notices.failed(conversation.id, "No queued messages wait.")
+        waiting = len(conversation.queue)
+        conversation.queue_held = False
+        if conversation.state in BUSY_STATES:
+            return self._notices.told(
+                conversation, f"{waiting} queued message(s) run after this turn."
+            )
+        full = self._room_to_run(conversation)
+        if full is not None:
+            conversation.queue_held = True
+            return self._notices.failed(conversation.id, full)
+        self.start_next(conversation)
+        return self._notices.told(conversation, f"Running {waiting} queued message(s).")
