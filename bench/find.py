@@ -22,9 +22,9 @@ from engine.events import (
     TurnStarted,
 )
 from engine.protocol import CommandExecutionItem
+from engine.replay import replay_backend
 from engine.settings import Settings
 from tui.app import CodexDeckApp
-from tui.replay import replay_backend
 from tui.transcript_search import find_matches
 from tui.widgets.find_bar import FindBar
 from tui.widgets.transcript import Transcript

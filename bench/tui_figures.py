@@ -41,14 +41,14 @@ from engine.events import (
     TurnCompleted,
     TurnStarted,
 )
+from engine.frontend import Backend
 from engine.protocol import AgentMessageItem, UserMessageItem
 from engine.records.store import Store
+from engine.replay import replay_backend
 from engine.scripted_model import ScriptedModel, run_scripted_model
 from engine.settings import LimitsSettings, Settings
 from engine.transport.offline import offline_settings
 from tui.app import CodexDeckApp
-from tui.backend import Backend
-from tui.replay import replay_backend
 from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage
 from tui.widgets.notes import TurnMarker

@@ -38,10 +38,10 @@ from tui.search_provider import ConversationSearch
 
 if TYPE_CHECKING:
     from engine.events import EngineEvent
+    from engine.frontend import Backend, OpenBackend
+    from engine.replay import ReplayBackend
     from engine.transport.fanout import Subscription
-    from tui.backend import Backend, OpenBackend
     from tui.bridge import AttentionNeeded
-    from tui.replay import ReplayBackend
     from tui.screens.main import MainScreen
     from tui.screens.sign_in import OpenAccount
 
@@ -210,7 +210,7 @@ class CodexDeckApp(KeysFirstApp):
         painted = asyncio.Event()
         self.call_after_refresh(painted.set)
         await painted.wait()
-        await asyncio.to_thread(importlib.import_module, "tui.backend")
+        await asyncio.to_thread(importlib.import_module, "engine.frontend")
         self._bridge = self._run_engine()
         main_screen = await asyncio.to_thread(importlib.import_module, "tui.screens.main")
         self._main = main_screen.MainScreen(
@@ -433,7 +433,7 @@ class CodexDeckApp(KeysFirstApp):
     def _replay(self) -> ReplayBackend | None:
         if self._main is None or self._main.backend is None:
             return None
-        from tui.replay import ReplayBackend
+        from engine.replay import ReplayBackend
 
         backend = self._main.backend
         return backend if isinstance(backend, ReplayBackend) else None

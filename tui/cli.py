@@ -26,7 +26,7 @@ from tui.addresses import checked_connection
 
 if TYPE_CHECKING:
     from engine.engine import Attach
-    from tui.backend import Backend
+    from engine.frontend import Backend
     from tui.screens.sign_in import Account
 
 DEMO_TOUR = """\
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     # The engine's modules are imported when these are first opened, after the first paint.
     def open_live() -> AbstractAsyncContextManager[Backend]:
         nonlocal early
-        from tui.backend import live_backend
+        from engine.frontend import live_backend
 
         started = early
         early = None  # the head start serves the first opening only
@@ -210,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def open_demo() -> AbstractAsyncContextManager[Backend]:
         nonlocal place, early
-        from tui.backend import demo_backend
+        from engine.frontend import demo_backend
 
         where, started = place, early
         place = early = None  # the head start serves the first opening only
@@ -306,8 +306,8 @@ def check_writable(path: Path) -> None:
 def play_recording(settings: Settings, args: argparse.Namespace) -> int:
     """`codex-deck replay FILE`: the recording in the app, read-only."""
     from engine.records.recording import RecordingError, read_recording
+    from engine.replay import replay_backend
     from tui.app import CodexDeckApp
-    from tui.replay import replay_backend
 
     try:
         events = read_recording(args.file)

@@ -7,6 +7,9 @@ import sys
 
 ENGINE_MODULES = [
     "engine",
+    "engine.engine",
+    "engine.frontend",
+    "engine.replay",
     "engine.transport.appserver",
     "engine.transport.binary",
     "engine.transport.launch",

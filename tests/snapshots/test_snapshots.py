@@ -16,11 +16,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from engine.records.recording import read_recording
+from engine.replay import replay_backend
 from engine.settings import Settings, UiSettings
 from tests.tui.test_starting import FirstFrame
 from tui.app import CodexDeckApp
 from tui.cli import DEMO_TOUR
-from tui.replay import replay_backend
 from tui.screens.starting import StartingBox
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.transcript import Transcript

@@ -12,13 +12,13 @@ import pytest
 from textual.pilot import Pilot
 
 from engine.engine import Engine
+from engine.frontend import Backend
 from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
 from tests.tui.tmux import Terminal, open_terminal
 from tui.app import CodexDeckApp
-from tui.backend import Backend
 from tui.screens.main import MainScreen
 from tui.widgets.transcript import Transcript
 

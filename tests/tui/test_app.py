@@ -25,6 +25,7 @@ from engine.events import (
     Stamp,
 )
 from engine.protocol import TEXT_INPUT_CHARS, CommandExecutionItem
+from engine.replay import replay_backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings, UiSettings
 from tests.reliability.report import Ledger
@@ -33,7 +34,6 @@ from tui.app import CodexDeckApp
 from tui.controls import CONTROL
 from tui.entries import KEPT_OUTPUT_CHARS
 from tui.markdown import MarkdownChunk
-from tui.replay import replay_backend
 from tui.screens.help import HelpScreen
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.command import CommandCell

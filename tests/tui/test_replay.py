@@ -9,6 +9,7 @@ import pytest
 
 from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
 from engine.records.recording import read_recording
+from engine.replay import MAX_PAUSE, READ_ONLY, ReplayBackend, playing
 from engine.settings import Settings
 from tests.tui.conftest import Deck, go_to_request, ready, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
@@ -22,7 +23,6 @@ from tui.entries import (
     NoticeEntry,
     UserEntry,
 )
-from tui.replay import MAX_PAUSE, READ_ONLY, ReplayBackend, playing
 from tui.widgets.approval import ApprovalCard
 
 pytestmark = pytest.mark.anyio

@@ -20,13 +20,13 @@ from engine.events import (
 )
 from engine.protocol import FileChange, Question, QuestionOption
 from engine.records.recording import read_recording
+from engine.replay import ReplayBackend, playing
 from engine.results import CommandResult
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from tests.tui.conftest import Deck, go_to_request, transcript, until
 from tui.app import CodexDeckApp
 from tui.bridge import EngineBatch
-from tui.replay import ReplayBackend, playing
 from tui.screens.confirm import ConfirmScreen
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard

@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 
 from engine.engine import Engine
 from engine.events import EngineEvent, SignInFinished
+from engine.frontend import Backend
 from engine.records.recording import event_to_json
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
@@ -26,7 +27,6 @@ from engine.transport.offline import offline_settings
 from tests.reliability.report import Ledger, asked_of
 from tests.tui.conftest import engine_on, ready, until
 from tui.app import CodexDeckApp, SignIn
-from tui.backend import Backend
 from tui.screens.sign_in import SignInScreen
 from tui.widgets.composer import Composer
 from tui.widgets.status_bar import StatusBar

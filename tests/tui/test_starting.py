@@ -17,13 +17,13 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from engine.errors import CodexNotFound
+from engine.frontend import Backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
 from tests.tui.conftest import Deck, engine_on, ready, transcript, until
 from themes import DARK, STYLESHEET, THEMES
 from tui.app import CodexDeckApp
-from tui.backend import Backend
 from tui.screens.main import MainScreen
 from tui.screens.starting import StartingBox, StartingScreen
 from tui.widgets.composer import Composer

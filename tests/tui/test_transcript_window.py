@@ -7,10 +7,10 @@ import pytest
 
 from bench.tui_figures import conversation_of
 from engine.events import EngineEvent, ItemDelta, Notice
+from engine.replay import replay_backend
 from engine.settings import Settings
 from tests.tui.conftest import until
 from tui.app import CodexDeckApp
-from tui.replay import replay_backend
 from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript, joined_deltas
 
 pytestmark = pytest.mark.anyio

@@ -32,13 +32,13 @@ from engine.events import (
     TokenUsageUpdated,
     TurnStarted,
 )
+from engine.frontend import Backend
 from engine.records.search import SearchHit
-from tui.backend import Backend
+from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.entries import CommandEntry
 from tui.pacing import PacedScreen
 from tui.pager import output_file, page
-from tui.replay import ReplayBackend
 from tui.reported import reported, why
 from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen

@@ -1,4 +1,5 @@
-"""What the UI drives: the engine (or anything with its public surface), and how to open it."""
+"""What a front end drives: the engine (or anything with its public surface, such as a
+replay), and how to open it on the user's codex or on the demo."""
 
 from __future__ import annotations
 

@@ -32,13 +32,13 @@ from engine.events import (
     StopOutcome,
     TurnStarted,
 )
+from engine.frontend import Backend, OpenBackend
 from engine.protocol import ModelInfo
 from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit, search_events
 from engine.records.trace import Redactor, jsonl
 from engine.results import CommandResult, SubmitOutcome
 from engine.transport.fanout import Fanout, Subscription
-from tui.backend import Backend, OpenBackend
 
 READ_ONLY = "This is a replay: it shows what happened and sends nothing."
 MAX_PAUSE = 2.0

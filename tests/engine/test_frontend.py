@@ -7,12 +7,12 @@ import anyio
 import pytest
 
 from engine.engine import Engine
+from engine.frontend import demo_backend
 from engine.settings import Settings
 from engine.transport.binary import find_codex
 from engine.transport.launch import launch_for
 from engine.transport.offline import DemoPlace
 from engine.transport.process import spawn
-from tui.backend import demo_backend
 
 pytestmark = pytest.mark.anyio
 
