@@ -15,6 +15,7 @@ from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.widgets import ContentSwitcher, Static
 
+from engine.commands import parse as commands
 from engine.conversations.interactions import Answer
 from engine.errors import CodexDeckError
 from engine.events import (
@@ -487,28 +488,33 @@ class MainScreen(PacedScreen):
                 composer.hold(event.mode)
             self._note(HELD, error=False)
             return
-        if event.text.strip() == "/login":
+        try:
+            command = commands.parse(event.text)
+        except commands.CommandError:
+            command = None  # the engine says what is wrong with it
+        if isinstance(command, commands.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
         latest = self._transcript(self.current)
-        command = latest.last_command() if latest is not None else None
-        if event.text.strip() == "/output" and command is not None:
-            self._page_output(command.entry)
+        ran = latest.last_command() if latest is not None else None
+        if isinstance(command, commands.Output) and ran is not None:
+            self._page_output(ran.entry)
             return
-        if event.text.strip() in ("/model", "/model all"):
-            self._pick_model(self.current, event.text)
+        if isinstance(command, commands.Model) and command.name is None:
+            self._pick_model(self.current, event.text, command.hidden)
             return
         self._send(self.current, event.text, event.mode)
 
     @work(group="models")
     @reported("The models could not be listed")
-    async def _pick_model(self, conversation_id: str, line: str) -> None:
-        """The model picker; what is chosen goes to the engine as `/model NAME EFFORT`."""
+    async def _pick_model(self, conversation_id: str, line: str, hidden: bool) -> None:
+        """The model picker (with `hidden`, codex's hidden models too); what is chosen goes to
+        the engine as `/model NAME EFFORT`."""
         assert self.backend is not None
         try:
-            offered = await self.backend.models(include_hidden=line.strip() == "/model all")
+            offered = await self.backend.models(include_hidden=hidden)
         except CodexDeckError as error:
             self._note(f"codex could not list its models: {error}")
             self.query_one(Composer).give_back(line)
@@ -526,8 +532,12 @@ class MainScreen(PacedScreen):
         assert self.backend is not None
         created = None
         try:
-            if mode == "queue" and not text.lstrip().startswith("/"):
-                outcome = await self.backend.submit(conversation_id, text, "queue")
+            command: commands.Command | None = commands.parse(text)
+        except commands.CommandError:
+            command = None  # the engine says what is wrong with it
+        try:
+            if mode == "queue" and isinstance(command, commands.Say):
+                outcome = await self.backend.submit(conversation_id, command.text, "queue")
                 ok, message = outcome.accepted, outcome.message
             else:
                 result = await self.backend.execute(conversation_id, text)
@@ -543,7 +553,7 @@ class MainScreen(PacedScreen):
             self._note(f"Not sent: {message}" if message else "")
         if created is not None:
             await self._show_created(created)
-        elif ok and text.lstrip().startswith(("/side ", "/newside ")):
+        elif ok and isinstance(command, commands.Side) and command.question:
             self._side_shown(True)
             self.query_one(SidePanel).focus_input()
 
