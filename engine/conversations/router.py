@@ -60,9 +60,6 @@ FAST_DELTAS: dict[str, DeltaKind] = {
 }
 
 
-Handler = Callable[[Conversation, Any], None]
-
-
 @dataclass(eq=False)
 class _Asked:
     """A server request seen in the stream, and the interaction opened for it (if any)."""
@@ -97,21 +94,6 @@ class Router:
         self._turn_ended = turn_ended
         self._asked: dict[RequestId, _Asked] = {}
         self._quiet = quiet
-        self._handlers: dict[type[wire.ServerNotification], Handler] = {
-            wire.ItemStarted: self._item_started,
-            wire.ItemCompleted: self._item_completed,
-            wire.TurnStarted: self._turn_started,
-            wire.TurnCompleted: self._turn_completed,
-            wire.FileChangePatchUpdated: self._patch_updated,
-            wire.TurnDiffUpdated: self._diff,
-            wire.TurnPlanUpdated: self._plan,
-            wire.TokenUsageUpdated: self._tokens,
-            wire.ServerRequestResolved: self._request_resolved,
-            wire.TurnErrorNotice: self._turn_error,
-            wire.WarningNotice: self._warning,
-            wire.ModelRerouted: self._rerouted,
-            wire.ThreadStatusChanged: self._status,
-        }
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -286,12 +268,35 @@ class Router:
     def _in_conversation(
         self, conversation: Conversation, notification: wire.ServerNotification
     ) -> None:
-        if isinstance(notification, wire.ItemDelta):
-            self._delta(conversation, notification)
-            return
-        handler = self._handlers.get(type(notification))
-        if handler is not None:
-            handler(conversation, notification)
+        match notification:
+            case wire.ItemDelta():
+                self._delta(conversation, notification)
+            case wire.ItemStarted():
+                self._item_started(conversation, notification)
+            case wire.ItemCompleted():
+                self._item_completed(conversation, notification)
+            case wire.TurnStarted():
+                self._turn_started(conversation, notification)
+            case wire.TurnCompleted():
+                self._turn_completed(conversation, notification)
+            case wire.FileChangePatchUpdated():
+                self._patch_updated(conversation, notification)
+            case wire.TurnDiffUpdated():
+                self._diff(conversation, notification)
+            case wire.TurnPlanUpdated():
+                self._plan(conversation, notification)
+            case wire.TokenUsageUpdated():
+                self._tokens(conversation, notification)
+            case wire.ServerRequestResolved():
+                self._request_resolved(conversation, notification)
+            case wire.TurnErrorNotice():
+                self._turn_error(conversation, notification)
+            case wire.WarningNotice():
+                self._warning(conversation, notification)
+            case wire.ModelRerouted():
+                self._rerouted(conversation, notification)
+            case wire.ThreadStatusChanged():
+                self._status(conversation, notification)
 
     def _delta(self, conversation: Conversation, notification: wire.ItemDelta) -> None:
         kind = DELTA_KINDS.get(type(notification))
@@ -353,7 +358,7 @@ class Router:
         )
         self._emitter.emit(event, turn_id)
 
-    def _item_started(self, conversation: Conversation, notification: Any) -> None:
+    def _item_started(self, conversation: Conversation, notification: wire.ItemStarted) -> None:
         codex_id = notification.item.id
         key = conversation.item_keys.started(notification.turn_id, codex_id)
         item = conversation.open_items[codex_id] = keyed(notification.item, key)
@@ -362,7 +367,7 @@ class Router:
         )
         self._emitter.emit(event, notification.turn_id)
 
-    def _item_completed(self, conversation: Conversation, notification: Any) -> None:
+    def _item_completed(self, conversation: Conversation, notification: wire.ItemCompleted) -> None:
         codex_id = notification.item.id
         conversation.open_items.pop(codex_id, None)
         key = conversation.item_keys.completed(notification.turn_id, codex_id)
@@ -375,16 +380,18 @@ class Router:
         )
         self._emitter.emit(event, notification.turn_id)
 
-    def _turn_started(self, conversation: Conversation, notification: Any) -> None:
+    def _turn_started(self, conversation: Conversation, notification: wire.TurnStarted) -> None:
         self.turn_began(conversation, notification.turn.id)
 
-    def _patch_updated(self, conversation: Conversation, notification: Any) -> None:
+    def _patch_updated(
+        self, conversation: Conversation, notification: wire.FileChangePatchUpdated
+    ) -> None:
         item = conversation.open_items.get(notification.item_id)
         if isinstance(item, wire.FileChangeItem):
             updated = item.model_copy(update={"changes": notification.changes})
             conversation.open_items[notification.item_id] = updated
 
-    def _diff(self, conversation: Conversation, notification: Any) -> None:
+    def _diff(self, conversation: Conversation, notification: wire.TurnDiffUpdated) -> None:
         if notification.diff == conversation.last_diff:
             return
         conversation.last_diff = notification.diff
@@ -395,7 +402,7 @@ class Router:
         )
         self._emitter.emit(event, notification.turn_id)
 
-    def _plan(self, conversation: Conversation, notification: Any) -> None:
+    def _plan(self, conversation: Conversation, notification: wire.TurnPlanUpdated) -> None:
         event = PlanUpdated(
             **self._emitter.stamp(conversation.id),
             turn_id=notification.turn_id,
@@ -404,7 +411,7 @@ class Router:
         )
         self._emitter.emit(event, notification.turn_id)
 
-    def _tokens(self, conversation: Conversation, notification: Any) -> None:
+    def _tokens(self, conversation: Conversation, notification: wire.TokenUsageUpdated) -> None:
         conversation.token_usage = notification.token_usage
         event = TokenUsageUpdated(
             **self._emitter.stamp(conversation.id),
@@ -413,18 +420,20 @@ class Router:
         )
         self._emitter.emit(event, notification.turn_id)
 
-    def _request_resolved(self, conversation: Conversation, notification: Any) -> None:
+    def _request_resolved(
+        self, conversation: Conversation, notification: wire.ServerRequestResolved
+    ) -> None:
         pending = self._interactions.by_request(notification.request_id)
         if pending is not None:
             self.expire(pending, "codex no longer needs an answer", "codex")
 
-    def _turn_error(self, conversation: Conversation, notification: Any) -> None:
+    def _turn_error(self, conversation: Conversation, notification: wire.TurnErrorNotice) -> None:
         if notification.will_retry:
             self._notice(conversation, "warning", notification.error.message + " (retrying)")
         else:
             self._notice(conversation, "error", notification.error.message)
 
-    def _warning(self, conversation: Conversation, notification: Any) -> None:
+    def _warning(self, conversation: Conversation, notification: wire.WarningNotice) -> None:
         """Codex repeats some warnings every turn; the conversation shows each one once."""
         if notification.message.startswith(self._quiet):
             return
@@ -432,11 +441,11 @@ class Router:
             conversation.warned.add(notification.message)
             self._notice(conversation, "warning", notification.message)
 
-    def _rerouted(self, conversation: Conversation, notification: Any) -> None:
+    def _rerouted(self, conversation: Conversation, notification: wire.ModelRerouted) -> None:
         text = f"codex switched from {notification.from_model} to {notification.to_model}"
         self._notice(conversation, "info", text)
 
-    def _status(self, conversation: Conversation, notification: Any) -> None:
+    def _status(self, conversation: Conversation, notification: wire.ThreadStatusChanged) -> None:
         if notification.status.type == "systemError":
             self._notice(conversation, "error", "codex reports a system error on this thread")
 
