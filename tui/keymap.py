@@ -66,6 +66,8 @@ def ui_problems(ui: UiSettings) -> list[str]:
 
 def key_problems(keys: Mapping[str, str]) -> list[str]:
     """What to tell of `[ui] keys` entries that name no binding (their keys do nothing)."""
+    if not keys:
+        return []  # the bindings' modules are not imported for nothing
     known = binding_ids()
     return [
         f"[ui] keys: {name!r} is no binding's id, so {key!r} does nothing"
