@@ -11,13 +11,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 import anyio
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
 from engine.commands.run import CommandLine
+from engine.conversations.choices import Choices
 from engine.conversations.conversation import (
     Conversation,
     Conversations,
@@ -26,11 +27,11 @@ from engine.conversations.emitter import Emitter
 from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.conversations.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.conversations.journal import Journal
-from engine.conversations.models import model_named, unknown_model
 from engine.conversations.notices import Notices
 from engine.conversations.restore import Restorer
 from engine.conversations.router import Router
 from engine.conversations.session import SessionInfo, session_info
+from engine.conversations.threads import Threads
 from engine.conversations.turns import SubmitMode, Turns
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.events import (
@@ -43,12 +44,11 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
-from engine.images import ImageRefused, check_image
 from engine.records.export import markdown, write_private
 from engine.records.outputs import CommandOutputs, KeptOutput
 from engine.records.recording import RecordingError, event_from_json
 from engine.records.search import SearchHit, like_pattern, search_events
-from engine.records.store import Store, StoredConversation
+from engine.records.store import Store
 from engine.records.trace import Redactor, jsonl
 from engine.results import CommandResult, SubmitOutcome
 from engine.settings import Settings
@@ -72,8 +72,6 @@ from engine.transport.tasks import task_group
 SHUTDOWN_SECONDS = 3.0
 SEARCH_HITS = 50
 """Hits a search returns at most."""
-THREADS_LISTED = 20
-THREADS_SEARCHED = 200
 RESTART_FIRST_DELAY = 0.5
 RESTART_MAX_DELAY = 10.0
 
@@ -174,12 +172,26 @@ class Engine:
             lambda: self._server,
             lambda: self._closing,
         )
+        self._threads = Threads(
+            self._conversations,
+            self._router,
+            self._journal,
+            self._notices,
+            self._restorer,
+            lambda: self._server,
+            cwd,
+        )
+        self._choices = Choices(
+            settings, self._conversations, self._router, self._notices, lambda: self._server
+        )
         self._command_line = CommandLine(
             self,
             self._conversations,
             self._router,
             self._notices,
             self._side_chats,
+            self._choices,
+            self._threads,
             settings,
         )
 
@@ -321,31 +333,6 @@ class Engine:
                 await self._server.thread_archive(params)
         self._router.updated(conversation)
         return self._info(conversation)
-
-    async def unarchive(self, reference: str) -> CommandResult:
-        """Bring back an archived conversation of the store (by id, or a unique prefix)."""
-        if self._journal.store is None:
-            return self._notices.failed(
-                None, "Nothing is archived: this codex-deck keeps no store."
-            )
-        found = [c for c in await self.archived() if c.id.startswith(reference)]
-        if len(found) != 1:
-            how = "No archived conversation's" if not found else "More than one archived"
-            return self._notices.failed(
-                None, f"{how} id starts with {reference!r}; /unarchive lists them."
-            )
-        conversation = await self._restorer.unarchive(found[0])
-        return CommandResult(
-            True, f"Brought back {conversation.title!r}.", conversation_id=conversation.id
-        )
-
-    async def archived(self) -> list[StoredConversation]:
-        """The store's archived conversations (none without a store)."""
-        store = self._journal.store
-        if store is None:
-            return []
-        loaded = await anyio.to_thread.run_sync(store.load)
-        return [c for c in loaded.conversations if c.archived]
 
     async def submit(
         self, conversation_id: str, text: str, mode: SubmitMode = "auto"
@@ -534,115 +521,15 @@ class Engine:
         )
         return CommandResult(True, f"Kept side chat {side.id} as {kept.title!r}.", kept.id)
 
+    async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
+        """The models codex offers (`model/list`, every page)."""
+        return await self._choices.models(include_hidden)
+
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent (once what was in
         flight before a restart is settled: /resend and /continue depend on it)."""
         await self.restored()
         return await self._command_line.execute(conversation_id, line)
-
-    async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
-        """The models codex offers (`model/list`, every page)."""
-        found: list[wire.ModelInfo] = []
-        cursor = None
-        while True:
-            params = wire.ModelListParams(include_hidden=include_hidden, cursor=cursor)
-            page = await self._server.call("model/list", params, wire.ModelListResult)
-            found += page.data
-            cursor = page.next_cursor
-            if cursor is None:
-                return found
-
-    async def choose_model(
-        self, conversation_id: str, name: str, effort: str | None = None
-    ) -> CommandResult:
-        """Use model `name` (with `effort`, else its default) from the conversation's next
-        turn. Nothing changes unless codex offers that model and it takes that effort."""
-        conversation = self._conversations.get(conversation_id)
-        try:
-            offered = await self.models(include_hidden=True)
-        except (RpcError, ConnectionClosed) as error:
-            return self._notices.failed(
-                conversation.id, f"codex could not list its models: {error}"
-            )
-        chosen = model_named(offered, name)
-        if chosen is None:
-            return self._notices.failed(conversation.id, unknown_model(offered, name))
-        efforts = [option.reasoning_effort for option in chosen.supported_reasoning_efforts]
-        effort = effort or chosen.default_reasoning_effort
-        if effort is not None and efforts and effort not in efforts:
-            return self._notices.failed(
-                conversation.id,
-                f"{chosen.model} takes reasoning effort {', '.join(efforts)}; not {effort!r}.",
-            )
-        conversation.model = chosen.model
-        conversation.reasoning_effort = cast(wire.ReasoningEffort | None, effort)
-        self._router.updated(conversation)
-        shown = f"{chosen.model} ({effort})" if effort else chosen.model
-        return self._notices.told(conversation, f"Model: {shown}, from the next turn.")
-
-    async def switch_provider(self, conversation_id: str, name: str) -> CommandResult:
-        """Run the conversation on provider `name` from now on: codex keeps a thread's
-        provider, so the thread is forked onto it (history kept, generation + 1)."""
-        conversation = self._conversations.get(conversation_id)
-        if name not in self._settings.providers:
-            known = ", ".join(self._settings.providers) or "none are set"
-            return self._notices.failed(
-                conversation.id,
-                f"No [providers.{name}] in the settings ({known}). Nothing changed.",
-            )
-        if conversation.state in BUSY_STATES:
-            return self._notices.failed(
-                conversation.id, "A turn is running; /stop it first. Nothing changed."
-            )
-        defaults = thread_defaults(self._settings, Path(conversation.cwd)).model_dump()
-        defaults["model_provider"] = name
-        if conversation.thread_id is None:
-            conversation.provider = name
-            return self._notices.told(conversation, f"Provider: {name}, from the first message.")
-        params = wire.ThreadForkParams(
-            **defaults, thread_id=conversation.thread_id, ephemeral=False
-        )
-        try:
-            opened = await self._server.thread_fork(params)
-        except (RpcError, ConnectionClosed) as error:
-            return self._notices.failed(conversation.id, f"codex could not move to {name}: {error}")
-        conversation.generation += 1
-        conversation.thread = opened
-        conversation.provider = name
-        self._conversations.bind(conversation, opened.thread.id)
-        self._router.updated(conversation)
-        return self._notices.told(
-            conversation,
-            f"Provider: {name}. This conversation goes on in a fork of its thread (generation "
-            f"{conversation.generation}), with its history.",
-        )
-
-    async def attach_image(self, conversation_id: str, path: Path) -> CommandResult:
-        """Stage the image at `path` (relative to the conversation's cwd) for the next
-        message, once it is checked (a PNG, JPEG, GIF or WebP by its bytes, under the size
-        limit); refused with the reason, leaving what is staged as it was."""
-        conversation = self._conversations.get(conversation_id)
-        limit = self._settings.limits.images_per_message
-        if len(conversation.images) >= limit:
-            return self._notices.failed(
-                conversation.id,
-                f"{limit} images are already attached (the limit is {limit}); nothing was "
-                "attached.",
-            )
-        cwd = Path(conversation.cwd)
-        try:
-            image = await anyio.to_thread.run_sync(check_image, path, self._image_limit, cwd)
-        except ImageRefused as error:
-            return self._notices.failed(conversation.id, str(error))
-        if any(staged.path == image.path for staged in conversation.images):
-            return self._notices.failed(conversation.id, f"{image.label} is already attached.")
-        conversation.images.append(image)
-        self._router.updated(conversation)
-        return CommandResult(True, f"Attached {image.label} to your next message.")
-
-    @property
-    def _image_limit(self) -> int:
-        return self._settings.limits.image_bytes
 
     async def account(self) -> wire.AccountReadResult:
         """The Codex account codex is signed in with (if any), and whether it needs one."""
@@ -699,42 +586,6 @@ class Engine:
         listed, more = fetched or await last_turns(self._server, thread_id, turns)
         trace = self._emitter.trace(conversation.id)
         return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
-
-    async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:
-        """Codex's threads in this CODEX_HOME that no conversation here follows, newest first
-        (made by the Codex CLI, an IDE, or another app-server)."""
-        followed = {c.thread_id for c in self._conversations.all()}
-        params = wire.ThreadListParams(limit=limit, sort_key="updated_at")
-        listed = await self._server.call("thread/list", params, wire.ThreadListResult)
-        return [thread for thread in listed.data if thread.id not in followed]
-
-    async def open_thread(self, reference: str) -> CommandResult:
-        """Make a Codex thread (by id, or a unique prefix of one from `codex_threads`) a
-        conversation here: resumed, with its history."""
-        try:
-            candidates = await self.codex_threads(limit=THREADS_SEARCHED)
-        except (RpcError, ConnectionClosed) as error:
-            return self._notices.failed(None, f"codex could not list its threads: {error}")
-        matches = [t for t in candidates if t.id.startswith(reference.strip())]
-        if len(matches) != 1 or not reference.strip():
-            which = "no thread" if not matches else f"{len(matches)} threads"
-            return self._notices.failed(
-                None, f"{which} of codex's start with {reference!r}; /threads lists them"
-            )
-        found = matches[0]
-        conversation = Conversation(
-            id=uuid.uuid4().hex[:12],
-            title=(found.name or found.preview or "Codex thread").strip().splitlines()[0][:60],
-            cwd=found.cwd or str(self._cwd),
-        )
-        self._conversations.add(conversation)
-        self._conversations.bind(conversation, found.id)
-        if not await self._restorer.resume(conversation):
-            return CommandResult(
-                False, f"codex could not resume thread {found.id}.", conversation.id
-            )
-        self._router.updated(conversation)
-        return CommandResult(True, f"Opened {conversation.title!r} from codex.", conversation.id)
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""

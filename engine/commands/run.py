@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.commands import parse as commands
+from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.history import describe_thread
 from engine.conversations.models import describe_model
 from engine.conversations.notices import Notices
 from engine.conversations.recovery import secret_not_kept
 from engine.conversations.router import Router
+from engine.conversations.threads import Threads
 from engine.errors import ConnectionClosed, RpcError
 from engine.results import CommandResult
 from engine.settings import Settings
@@ -37,6 +39,8 @@ class CommandLine:
         router: Router,
         notices: Notices,
         side_chats: SideChats,
+        choices: Choices,
+        threads: Threads,
         settings: Settings,
     ) -> None:
         self._engine = engine
@@ -44,6 +48,8 @@ class CommandLine:
         self._router = router
         self._notices = notices
         self._side_chats = side_chats
+        self._choices = choices
+        self._threads = threads
         self._settings = settings
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
@@ -117,7 +123,7 @@ class CommandLine:
         if isinstance(command, commands.Unarchive):
             if command.reference is None:
                 return await self._list_archived(conversation)
-            return await self._engine.unarchive(command.reference)
+            return await self._threads.unarchive(command.reference)
         if isinstance(command, commands.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
@@ -136,15 +142,15 @@ class CommandLine:
         if isinstance(command, commands.Provider):
             if command.name is None:
                 return self._list_providers(conversation)
-            return await self._engine.switch_provider(conversation.id, command.name)
+            return await self._choices.switch_provider(conversation.id, command.name)
         if isinstance(command, commands.Model):
             if command.name is None:
                 return await self._list_models(conversation, command.hidden)
-            return await self._engine.choose_model(conversation.id, command.name, command.effort)
+            return await self._choices.choose_model(conversation.id, command.name, command.effort)
         if isinstance(command, commands.Threads):
             return await self._list_threads(conversation)
         if isinstance(command, commands.OpenThread):
-            return await self._engine.open_thread(command.thread)
+            return await self._threads.open_thread(command.thread)
         if isinstance(command, commands.Continue):
             return self._engine.continue_queue(conversation.id)
         if isinstance(command, commands.Resend):
@@ -160,7 +166,7 @@ class CommandLine:
         return CommandResult(True, text)
 
     async def _list_archived(self, conversation: Conversation) -> CommandResult:
-        archived = await self._engine.archived()
+        archived = await self._threads.archived()
         if not archived:
             return self._notices.told(conversation, "No conversation is archived.")
         listed = "\n".join(f"  {c.id[:8]}  {c.title}" for c in archived)
@@ -181,7 +187,7 @@ class CommandLine:
 
     async def _list_models(self, conversation: Conversation, hidden: bool) -> CommandResult:
         try:
-            offered = await self._engine.models(include_hidden=hidden)
+            offered = await self._choices.models(include_hidden=hidden)
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(
                 conversation.id, f"codex could not list its models: {error}"
@@ -193,7 +199,7 @@ class CommandLine:
 
     async def _list_threads(self, conversation: Conversation) -> CommandResult:
         try:
-            threads = await self._engine.codex_threads()
+            threads = await self._threads.codex_threads()
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(
                 conversation.id, f"codex could not list its threads: {error}"
@@ -206,7 +212,7 @@ class CommandLine:
 
     async def _image(self, conversation: Conversation, command: commands.Image) -> CommandResult:
         if command.path is not None:
-            result = await self._engine.attach_image(conversation.id, Path(command.path))
+            result = await self._choices.attach_image(conversation.id, Path(command.path))
             return self._notices.told(conversation, result.message) if result.ok else result
         if command.clear:
             dropped = len(conversation.images)
@@ -232,7 +238,7 @@ class CommandLine:
         if conversation.state == "result_unknown":
             conversation.state = "idle"
         for path in unknown.images:
-            staged = await self._engine.attach_image(conversation.id, Path(path))
+            staged = await self._choices.attach_image(conversation.id, Path(path))
             if not staged.ok:
                 return staged
         outcome = await self._engine.submit(conversation.id, unknown.text)
