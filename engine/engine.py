@@ -27,7 +27,7 @@ from engine.conversations.emitter import Emitter
 from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.conversations.interactions import Answer, AnswerDoesNotFit, Interactions
 from engine.conversations.journal import Journal
-from engine.conversations.notices import Notices
+from engine.conversations.notices import Notices, too_long
 from engine.conversations.restore import Restorer
 from engine.conversations.router import Router
 from engine.conversations.session import SessionInfo, session_info
@@ -54,6 +54,7 @@ from engine.results import CommandResult, SubmitOutcome
 from engine.settings import Settings
 from engine.side_chats.chat import SideChat
 from engine.side_chats.manager import SideChats
+from engine.side_chats.questions import SideQuestions
 from engine.transport.appserver import (
     AppServer,
     Transport,
@@ -63,7 +64,7 @@ from engine.transport.appserver import (
 )
 from engine.transport.binary import find_codex
 from engine.transport.fanout import Subscription
-from engine.transport.launch import Launch, launch_for, thread_defaults
+from engine.transport.launch import Launch, launch_for
 from engine.transport.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
 from engine.transport.process import Spawned
 from engine.transport.rpc import Incoming, Notification
@@ -85,13 +86,6 @@ def known_secrets(settings: Settings) -> list[str]:
     names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
     names |= {p.env_key for p in settings.providers.values() if p.env_key}
     return [os.environ[name] for name in names if os.environ.get(name)]
-
-
-def too_long(what: str, size: int) -> str:
-    return (
-        f"The {what} has {size:,} characters; codex takes {wire.TEXT_INPUT_CHARS:,} at most. "
-        "Nothing was sent."
-    )
 
 
 @asynccontextmanager
@@ -172,6 +166,15 @@ class Engine:
             lambda: self._server,
             lambda: self._closing,
         )
+        self._side_questions = SideQuestions(
+            settings,
+            self._conversations,
+            self._router,
+            self._notices,
+            self._side_chats,
+            tasks,
+            lambda: self._server,
+        )
         self._threads = Threads(
             self._conversations,
             self._router,
@@ -192,6 +195,7 @@ class Engine:
             self._side_chats,
             self._choices,
             self._threads,
+            self._side_questions,
             settings,
         )
 
@@ -454,72 +458,20 @@ class Engine:
         side_chat_id: str | None = None,
         new: bool = False,
     ) -> CommandResult:
-        """Ask a side question and return once it is sent; the answer streams as events.
-
-        It goes to `side_chat_id`, else to the active side chat; a new side chat is opened
-        when asked to or when none is open. Nothing is sent when the result is not ok.
-        """
-        conversation = self._conversations.get(conversation_id)
-        if len(question) > wire.TEXT_INPUT_CHARS:
-            return self._notices.failed(conversation.id, too_long("question", len(question)))
-        try:
-            side = await self._side_chats.ask(
-                self._tasks, conversation, question, side_chat_id, new=new
-            )
-        except KeyError as error:
-            return self._notices.failed(conversation.id, str(error.args[0]))
-        except CodexDeckError as error:
-            return self._notices.failed(conversation.id, str(error))
-        return CommandResult(True, f"Asked in side chat {side.id}.")
+        """Ask a side question and return once it is sent; the answer streams as events."""
+        return await self._side_questions.ask_aside(conversation_id, question, side_chat_id, new)
 
     async def close_side_chat(
         self, conversation_id: str, side_chat_id: str | None = None
     ) -> CommandResult:
         """Close a side chat (the active one by default): its codex process ends."""
-        try:
-            side = self._side_chats.choose(conversation_id, side_chat_id)
-        except KeyError as error:
-            return self._notices.failed(conversation_id, str(error.args[0]))
-        await side.close()
-        return CommandResult(True, f"Closed side chat {side.id}.")
+        return await self._side_questions.close_side_chat(conversation_id, side_chat_id)
 
     async def promote_side_chat(
         self, conversation_id: str, side_chat_id: str | None = None
     ) -> CommandResult:
-        """Keep a side chat as a new conversation: a durable fork of the parent's thread.
-
-        The side chat's own questions and answers are not part of the fork: codex forks the
-        parent's stored history, and a throwaway fork has none to give.
-        """
-        parent = self._conversations.get(conversation_id)
-        try:
-            side = self._side_chats.choose(parent.id, side_chat_id)
-        except KeyError as error:
-            return self._notices.failed(parent.id, str(error.args[0]))
-        defaults = thread_defaults(self._settings, Path(parent.cwd))
-        params = wire.ThreadForkParams(
-            **defaults.model_dump(), thread_id=side.parent_thread_id or "", ephemeral=False
-        )
-        try:
-            opened = await self._server.thread_fork(params)
-        except (RpcError, ConnectionClosed) as error:
-            return self._notices.failed(
-                parent.id, f"codex could not fork the conversation: {error}"
-            )
-        kept = Conversation(
-            id=uuid.uuid4().hex[:12], title=f"{parent.title} · {side.title}"[:60], cwd=opened.cwd
-        )
-        kept.thread = opened
-        self._conversations.add(kept)
-        self._conversations.bind(kept, opened.thread.id)
-        self._router.updated(kept)
-        self._notices.say(
-            kept,
-            "info",
-            f"Forked from {parent.title!r} with its history. The questions and answers of side "
-            f"chat {side.id} are not part of it: codex cannot carry a side chat into a fork.",
-        )
-        return CommandResult(True, f"Kept side chat {side.id} as {kept.title!r}.", kept.id)
+        """Keep a side chat as a new conversation: a durable fork of the parent's thread."""
+        return await self._side_questions.promote_side_chat(conversation_id, side_chat_id)
 
     async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
         """The models codex offers (`model/list`, every page)."""

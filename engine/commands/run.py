@@ -22,6 +22,7 @@ from engine.errors import ConnectionClosed, RpcError
 from engine.results import CommandResult
 from engine.settings import Settings
 from engine.side_chats.manager import SideChats
+from engine.side_chats.questions import SideQuestions
 
 if TYPE_CHECKING:
     from engine.engine import Engine
@@ -41,6 +42,7 @@ class CommandLine:
         side_chats: SideChats,
         choices: Choices,
         threads: Threads,
+        side_questions: SideQuestions,
         settings: Settings,
     ) -> None:
         self._engine = engine
@@ -50,6 +52,7 @@ class CommandLine:
         self._side_chats = side_chats
         self._choices = choices
         self._threads = threads
+        self._side_questions = side_questions
         self._settings = settings
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
@@ -98,14 +101,16 @@ class CommandLine:
             return self._notices.told(conversation, message)
         if isinstance(command, commands.Side):
             if command.question.strip():
-                return await self._engine.ask_aside(
+                return await self._side_questions.ask_aside(
                     conversation.id, command.question, new=command.new
                 )
             return self._notices.told(conversation, self._side_chats.describe(conversation.id))
         if isinstance(command, commands.SideAction):
             if command.action == "close":
-                return await self._engine.close_side_chat(conversation.id, command.side_chat)
-            return await self._engine.promote_side_chat(conversation.id, command.side_chat)
+                return await self._side_questions.close_side_chat(
+                    conversation.id, command.side_chat
+                )
+            return await self._side_questions.promote_side_chat(conversation.id, command.side_chat)
         if isinstance(command, commands.AccountCommand):
             if command.action == "logout":
                 result = await self._engine.sign_out()

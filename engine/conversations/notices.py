@@ -3,10 +3,19 @@ results of commands and messages that carry them."""
 
 from __future__ import annotations
 
+from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.events import Notice, NoticeLevel
 from engine.results import CommandResult, SubmitOutcome
+
+
+def too_long(what: str, size: int) -> str:
+    """The refusal of a message or question over codex's limit."""
+    return (
+        f"The {what} has {size:,} characters; codex takes {wire.TEXT_INPUT_CHARS:,} at most. "
+        "Nothing was sent."
+    )
 
 
 class Notices:
