@@ -395,7 +395,7 @@ class Engine:
         conversation.queue.clear()
         conversation.queue_held = False
         for pending in self._interactions.pending(conversation.id):
-            self._router.expire(pending, "the conversation was reset", "codex-deck")
+            self._router.requests.expire(pending, "the conversation was reset", "codex-deck")
         await self._side_chats.close_all(conversation.id, "the conversation was reset")
         old_thread = conversation.thread_id
         conversation.generation += 1
@@ -432,7 +432,7 @@ class Engine:
             already = "expired" if pending.outcome == "expired" else "already answered"
             return self._notices.failed(conversation_id, f"{info.id} is {already}")
         try:
-            detail = self._router.answer_with(pending, answer)
+            detail = self._router.requests.answer_with(pending, answer)
         except AnswerDoesNotFit as error:
             return self._notices.failed(conversation_id, f"{info.id}: {error}")
         return CommandResult(True, f"{info.id}: {detail}")
@@ -618,7 +618,7 @@ class Engine:
         self._server = server
         self._side_chats.parent = server
         received = server.rpc.subscribe()
-        server.handle_requests(self._router.answer)
+        server.handle_requests(self._router.requests.answer)
         self._tasks.start_soon(self._route, server, received)
 
     async def _route(self, server: AppServer, received: Subscription[Incoming]) -> None:
@@ -650,7 +650,7 @@ class Engine:
                 EngineStatus(**self._emitter.stamp(None), status="failed", detail=reason)
             )
             for pending in self._interactions.pending():
-                self._router.expire(pending, "the app-server went away", "codex-deck")
+                self._router.requests.expire(pending, "the app-server went away", "codex-deck")
             for conversation in self._conversations.all():
                 if conversation.state in BUSY_STATES:
                     in_flight = [conversation.submission, *conversation.steered]
@@ -719,7 +719,7 @@ class Engine:
         self.status = "stopping"
         self._restorer.stop_resuming()
         for pending in self._interactions.pending():
-            self._router.expire(pending, "codex-deck is closing", "codex-deck")
+            self._router.requests.expire(pending, "codex-deck is closing", "codex-deck")
         await self._side_chats.close_all(None, "codex-deck is closing")
         with anyio.move_on_after(SHUTDOWN_SECONDS):
             await self._server.rpc.replies_sent()

@@ -3,31 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from typing import Any
-
-import anyio
 
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations, SubmissionState
 from engine.conversations.emitter import Emitter
 from engine.conversations.interactions import (
-    Answer,
     Interactions,
-    PendingInteraction,
-    Reply,
-    grant_words,
-    reply_for,
 )
 from engine.conversations.item_keys import keyed
 from engine.conversations.journal import Journal
+from engine.conversations.requests import Requests
 from engine.events import (
     AccountChanged,
-    AnsweredBy,
     ConversationUpdated,
     DeltaKind,
-    InteractionRequested,
-    InteractionResolved,
     ItemCompleted,
     ItemDelta,
     ItemStarted,
@@ -41,10 +31,9 @@ from engine.events import (
     TurnStarted,
     UnknownMessage,
 )
-from engine.events import InteractionOutcome as Outcome
 from engine.transport.appserver import IncomingRequest, Received
 from engine.transport.oversized import thread_of, turn_end
-from engine.transport.rpc import BadLine, RequestId
+from engine.transport.rpc import BadLine
 
 DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.AgentMessageDelta: "agent_message",
@@ -58,14 +47,6 @@ FAST_DELTAS: dict[str, DeltaKind] = {
     wire.CommandOutputDelta.method: "command_output",
     wire.PlanDelta.method: "plan",
 }
-
-
-@dataclass(eq=False)
-class _Asked:
-    """A server request seen in the stream, and the interaction opened for it (if any)."""
-
-    ready: anyio.Event = field(default_factory=anyio.Event)
-    pending: PendingInteraction | None = None
 
 
 SUBMISSION_OUTCOMES: dict[str, SubmissionState] = {
@@ -92,7 +73,8 @@ class Router:
         self._conversations = conversations
         self._interactions = interactions
         self._turn_ended = turn_ended
-        self._asked: dict[RequestId, _Asked] = {}
+        self.requests = Requests(emitter, conversations, interactions, self.updated, self._unknown)
+        """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
 
     def updated(self, conversation: Conversation) -> None:
@@ -106,55 +88,9 @@ class Router:
             conversation.turn_id,
         )
 
-    def resolve(
-        self,
-        pending: PendingInteraction,
-        reply: wire.WireModel,
-        outcome: Outcome,
-        detail: str,
-        by: AnsweredBy = "user",
-    ) -> None:
-        """Answer an interaction, tell subscribers, and leave `waiting` if nothing else waits."""
-        pending.resolve(reply, outcome)
-        conversation = self._conversations.get(pending.info.conversation_id)
-        self._emitter.emit(
-            InteractionResolved(
-                **self._emitter.stamp(conversation.id),
-                interaction_id=pending.info.id,
-                outcome=outcome,
-                detail=detail,
-                by=by,
-            ),
-            conversation.turn_id,
-        )
-        if conversation.state == "waiting" and not self._interactions.pending(conversation.id):
-            conversation.state = "running"
-        self.updated(conversation)
-
-    def answer_with(self, pending: PendingInteraction, answer: Answer) -> str:
-        """Send the user's answer; returns what was decided, in words (never a secret).
-
-        Raises:
-            AnswerDoesNotFit: the answer is not one this kind takes; nothing is sent.
-        """
-        reply, outcome = reply_for(pending.request, answer)
-        detail = outcome.replace("_", " ")
-        if pending.secret and outcome == "answered":
-            detail = "answered (secret answer not shown)"
-        elif outcome == "answered" and isinstance(answer, Reply):
-            detail = f"answered — {answered(pending, answer)}"
-        if outcome in ("accepted_for_session", "accepted_with_rule"):
-            conversation = self._conversations.get(pending.info.conversation_id)
-            conversation.grants.append(grant_words(pending.info, outcome))
-        self.resolve(pending, reply, outcome, detail)
-        return detail
-
-    def expire(self, pending: PendingInteraction, why: str, by: AnsweredBy) -> None:
-        self.resolve(pending, wire.decline(pending.request), "expired", why, by)
-
     def handle(self, notification: Received) -> None:
         if isinstance(notification, IncomingRequest):
-            self._asked_by_server(notification)
+            self.requests.asked(notification)
             return
         if isinstance(notification, BadLine):
             self._unknown(None, "(unreadable line)", notification.excerpt, notification.reason)
@@ -184,62 +120,6 @@ class Router:
             self._engine_wide(notification)
         else:
             self._in_conversation(conversation, notification)
-
-    def _asked_by_server(self, incoming: IncomingRequest) -> None:
-        """Open an interaction for a request (in stream order, so the diff it needs is known)."""
-        asked = self._asked.setdefault(incoming.request_id, _Asked())
-        params = incoming.params
-        if isinstance(params, wire.UnknownServerRequest):
-            self._unknown(None, params.name, params.params, "a request codex-deck does not answer")
-        else:
-            conversation = self._conversations.current(params.thread_id)
-            if conversation is not None:
-                asked.pending = self._open(conversation, incoming.request_id, params)
-        asked.ready.set()
-
-    def _open(
-        self, conversation: Conversation, request_id: RequestId, params: wire.KnownServerRequest
-    ) -> PendingInteraction:
-        changes: tuple[wire.FileChange, ...] = ()
-        if isinstance(params, wire.FileChangeApprovalRequest):
-            item = conversation.open_items.get(params.item_id)
-            if isinstance(item, wire.FileChangeItem):
-                changes = tuple(item.changes)
-        pending = self._interactions.open(conversation.id, request_id, params, changes)
-        asked_about = pending.info.item_id
-        if asked_about is not None and pending.info.turn_id is not None:
-            item = conversation.open_items.get(asked_about)
-            key = (
-                item.id
-                if item is not None
-                else conversation.item_keys.streaming(pending.info.turn_id, asked_about)
-            )
-            pending.info = replace(pending.info, item_id=key)
-        if conversation.state == "running":
-            conversation.state = "waiting"
-        event = InteractionRequested(
-            **self._emitter.stamp(conversation.id), interaction=pending.info
-        )
-        self._emitter.emit(event, conversation.turn_id)
-        self.updated(conversation)
-        return pending
-
-    async def answer(
-        self, request_id: RequestId, params: wire.KnownServerRequest
-    ) -> wire.WireModel:
-        """The reply to a server request: the user's answer, or a decline."""
-        asked = self._asked.setdefault(request_id, _Asked())
-        try:
-            await asked.ready.wait()
-            if asked.pending is None:
-                return wire.decline(params)
-            await asked.pending.done.wait()
-            assert asked.pending.reply is not None
-            return asked.pending.reply
-        finally:
-            self._asked.pop(request_id, None)
-            if asked.pending is not None and asked.pending.outcome is None:
-                self.expire(asked.pending, "codex-deck stopped waiting for an answer", "codex-deck")
 
     def _engine_wide(self, notification: wire.ServerNotification) -> None:
         if isinstance(notification, wire.ConfigWarning | wire.DeprecationNotice):
@@ -425,7 +305,7 @@ class Router:
     ) -> None:
         pending = self._interactions.by_request(notification.request_id)
         if pending is not None:
-            self.expire(pending, "codex no longer needs an answer", "codex")
+            self.requests.expire(pending, "codex no longer needs an answer", "codex")
 
     def _turn_error(self, conversation: Conversation, notification: wire.TurnErrorNotice) -> None:
         if notification.will_retry:
@@ -483,7 +363,7 @@ class Router:
             self._emitter.emit(closed, turn.id)
         for pending in self._interactions.pending(conversation.id):
             if pending.info.turn_id == turn.id:
-                self.expire(pending, f"the turn ended ({turn.status})", "codex")
+                self.requests.expire(pending, f"the turn ended ({turn.status})", "codex")
         ended = [conversation.submission, *conversation.steered]
         for submission in (s for s in ended if s is not None):
             submission.state = SUBMISSION_OUTCOMES.get(turn.status, "failed")
@@ -529,24 +409,3 @@ class Router:
             **self._emitter.stamp(conversation_id), method=method, params=params, problem=problem
         )
         self._emitter.emit(event, turn)
-
-
-ANSWER_SHOWN_CHARS = 300
-
-
-def answered(pending: PendingInteraction, answer: Reply) -> str:
-    """What was answered, in words: each question's (or field's) name and its answer."""
-    value = answer.value
-    if not isinstance(value, dict):
-        said = str(value)
-    else:
-        names = {q.id: q.header or q.question for q in pending.info.questions}
-        said = "; ".join(f"{names.get(key, key)}: {words(item)}" for key, item in value.items())
-    return said if len(said) <= ANSWER_SHOWN_CHARS else said[: ANSWER_SHOWN_CHARS - 1] + "…"
-
-
-def words(value: object) -> str:
-    """An answer's value as text: a list as its items, comma-separated."""
-    if isinstance(value, list):
-        return ", ".join(map(str, value))
-    return str(value)

@@ -47,8 +47,8 @@ async def test_a_secret_answer_is_sent_but_never_kept(tmp_path: Path) -> None:
     [pending] = interactions.pending()
     assert pending.secret
 
-    detail = router.answer_with(pending, Reply(SECRET))
-    reply = await router.answer(7, request)
+    detail = router.requests.answer_with(pending, Reply(SECRET))
+    reply = await router.requests.answer(7, request)
 
     assert reply.to_wire() == {"answers": {"token": {"answers": [SECRET]}}}
     assert detail == "answered (secret answer not shown)"
