@@ -14,6 +14,7 @@ from engine import protocol as wire
 from engine.conversations.conversation import Conversations
 from engine.conversations.models import model_named, unknown_model
 from engine.conversations.notices import Notices
+from engine.conversations.on_codex import OnCodex
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES
@@ -24,7 +25,7 @@ from engine.transport.appserver import AppServer
 from engine.transport.launch import thread_defaults
 
 
-class Choices:
+class Choices(OnCodex):
     """The model, provider and images of each conversation's next turn, on the codex in use
     (`server()`: it changes when codex is started again)."""
 
@@ -36,15 +37,11 @@ class Choices:
         notices: Notices,
         server: Callable[[], AppServer],
     ) -> None:
+        super().__init__(server)
         self._settings = settings
         self._conversations = conversations
         self._router = router
         self._notices = notices
-        self._current = server
-
-    @property
-    def _server(self) -> AppServer:
-        return self._current()
 
     async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
         """The models codex offers (`model/list`, every page)."""

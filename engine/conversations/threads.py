@@ -14,6 +14,7 @@ from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.journal import Journal
 from engine.conversations.notices import Notices
+from engine.conversations.on_codex import OnCodex
 from engine.conversations.restore import Restorer
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
@@ -25,7 +26,7 @@ THREADS_LISTED = 20
 THREADS_SEARCHED = 200
 
 
-class Threads:
+class Threads(OnCodex):
     """Codex's threads and the store's archived conversations, made conversations here."""
 
     def __init__(
@@ -38,17 +39,13 @@ class Threads:
         server: Callable[[], AppServer],
         cwd: Path,
     ) -> None:
+        super().__init__(server)
         self._conversations = conversations
         self._router = router
         self._journal = journal
         self._notices = notices
         self._restorer = restorer
-        self._current = server
         self._cwd = cwd
-
-    @property
-    def _server(self) -> AppServer:
-        return self._current()
 
     async def unarchive(self, reference: str) -> CommandResult:
         """Bring back an archived conversation of the store (by id, or a unique prefix)."""

@@ -22,6 +22,7 @@ from engine.conversations.conversation import (
 from engine.conversations.emitter import Emitter
 from engine.conversations.journal import Journal
 from engine.conversations.notices import Notices
+from engine.conversations.on_codex import OnCodex
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, StopOutcome, StopRequested, SubmissionAccepted
@@ -37,7 +38,7 @@ STOP_WAIT_SECONDS = 3.0
 SubmitMode = Literal["auto", "queue"]
 
 
-class Turns:
+class Turns(OnCodex):
     """Starts, steers, queues and stops the turns of every conversation on the codex in use
     (`server()`: it changes when codex is started again)."""
 
@@ -53,6 +54,7 @@ class Turns:
         server: Callable[[], AppServer],
         closing: Callable[[], bool],
     ) -> None:
+        super().__init__(server)
         self._settings = settings
         self._conversations = conversations
         self._router = router
@@ -60,12 +62,7 @@ class Turns:
         self._journal = journal
         self._notices = notices
         self._tasks = tasks
-        self._current = server
         self._is_closing = closing
-
-    @property
-    def _server(self) -> AppServer:
-        return self._current()
 
     @property
     def _closing(self) -> bool:

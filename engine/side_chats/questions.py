@@ -13,6 +13,7 @@ from anyio.abc import TaskGroup
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.notices import Notices, too_long
+from engine.conversations.on_codex import OnCodex
 from engine.conversations.router import Router
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.results import CommandResult
@@ -22,7 +23,7 @@ from engine.transport.appserver import AppServer
 from engine.transport.launch import thread_defaults
 
 
-class SideQuestions:
+class SideQuestions(OnCodex):
     """The side chat calls of every conversation, on the codex in use (`server()`)."""
 
     def __init__(
@@ -35,17 +36,13 @@ class SideQuestions:
         tasks: TaskGroup,
         server: Callable[[], AppServer],
     ) -> None:
+        super().__init__(server)
         self._settings = settings
         self._conversations = conversations
         self._router = router
         self._notices = notices
         self._side_chats = side_chats
         self._tasks = tasks
-        self._current = server
-
-    @property
-    def _server(self) -> AppServer:
-        return self._current()
 
     async def ask_aside(
         self,

@@ -210,12 +210,9 @@ def test_serve_ends_its_sessions_on_sigterm(isolated_settings: Path) -> None:
 
         async def open_then_end() -> list[tuple[int, str]]:
             transport = await connect(url)
-            seen = b""
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(transport.run)
-                with anyio.fail_after(60):
-                    while b"offline demo" not in seen:
-                        seen += await transport.receive.receive()
+                await demo_shown(transport)
                 family = descendants(server.pid)
                 tasks.start_soon(drain, transport)  # as a browser reads on
                 server.send_signal(signal.SIGTERM)
@@ -288,14 +285,20 @@ def status(url: str, websocket: bool = False, cookie: str = "", origin: str = ""
 async def session_output(url: str) -> bytes:
     """What a browser session's app draws, until the demo's status bar shows."""
     transport = await connect(url)
-    seen = b""
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(transport.run)
-        with anyio.fail_after(60):
-            while b"offline demo" not in seen:
-                seen += await transport.receive.receive()
+        seen = await demo_shown(transport)
         tasks.cancel_scope.cancel()
     await transport.aclose()
+    return seen
+
+
+async def demo_shown(transport: WebSocketTransport) -> bytes:
+    """What the session's app draws until the demo's status bar shows (a minute at most)."""
+    seen = b""
+    with anyio.fail_after(60):
+        while b"offline demo" not in seen:
+            seen += await transport.receive.receive()
     return seen
 
 
