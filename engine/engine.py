@@ -23,6 +23,7 @@ from engine.conversations.conversation import (
     Conversation,
     Conversations,
 )
+from engine.conversations.core import Core
 from engine.conversations.emitter import Emitter
 from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.conversations.interactions import Answer, AnswerDoesNotFit, Interactions
@@ -155,7 +156,7 @@ class Engine:
         self._side_chats = SideChats(
             self._emitter, server, launch, settings.limits.side_answer_chars
         )
-        self._turns = Turns(
+        core = Core(
             settings,
             self._conversations,
             self._router,
@@ -164,29 +165,11 @@ class Engine:
             self._notices,
             tasks,
             lambda: self._server,
-            lambda: self._closing,
         )
-        self._side_questions = SideQuestions(
-            settings,
-            self._conversations,
-            self._router,
-            self._notices,
-            self._side_chats,
-            tasks,
-            lambda: self._server,
-        )
-        self._threads = Threads(
-            self._conversations,
-            self._router,
-            self._journal,
-            self._notices,
-            self._restorer,
-            lambda: self._server,
-            cwd,
-        )
-        self._choices = Choices(
-            settings, self._conversations, self._router, self._notices, lambda: self._server
-        )
+        self._turns = Turns(core, lambda: self._closing)
+        self._side_questions = SideQuestions(core, self._side_chats)
+        self._threads = Threads(core, self._restorer, cwd)
+        self._choices = Choices(core)
         self._command_line = CommandLine(
             self,
             self._conversations,

@@ -5,58 +5,40 @@ brought back."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 
 from engine import protocol as wire
-from engine.conversations.conversation import Conversation, Conversations
-from engine.conversations.journal import Journal
-from engine.conversations.notices import Notices
-from engine.conversations.on_codex import OnCodex
+from engine.conversations.conversation import Conversation
+from engine.conversations.core import Core
 from engine.conversations.restore import Restorer
-from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
 from engine.records.store import StoredConversation
 from engine.results import CommandResult
-from engine.transport.appserver import AppServer
 
 THREADS_LISTED = 20
 THREADS_SEARCHED = 200
 
 
-class Threads(OnCodex):
+class Threads:
     """Codex's threads and the store's archived conversations, made conversations here."""
 
-    def __init__(
-        self,
-        conversations: Conversations,
-        router: Router,
-        journal: Journal,
-        notices: Notices,
-        restorer: Restorer,
-        server: Callable[[], AppServer],
-        cwd: Path,
-    ) -> None:
-        super().__init__(server)
-        self._conversations = conversations
-        self._router = router
-        self._journal = journal
-        self._notices = notices
+    def __init__(self, core: Core, restorer: Restorer, cwd: Path) -> None:
+        self._core = core
         self._restorer = restorer
         self._cwd = cwd
 
     async def unarchive(self, reference: str) -> CommandResult:
         """Bring back an archived conversation of the store (by id, or a unique prefix)."""
-        if self._journal.store is None:
-            return self._notices.failed(
+        if self._core.journal.store is None:
+            return self._core.notices.failed(
                 None, "Nothing is archived: this codex-deck keeps no store."
             )
         found = [c for c in await self.archived() if c.id.startswith(reference)]
         if len(found) != 1:
             how = "No archived conversation's" if not found else "More than one archived"
-            return self._notices.failed(
+            return self._core.notices.failed(
                 None, f"{how} id starts with {reference!r}; /unarchive lists them."
             )
         conversation = await self._restorer.unarchive(found[0])
@@ -66,7 +48,7 @@ class Threads(OnCodex):
 
     async def archived(self) -> list[StoredConversation]:
         """The store's archived conversations (none without a store)."""
-        store = self._journal.store
+        store = self._core.journal.store
         if store is None:
             return []
         loaded = await anyio.to_thread.run_sync(store.load)
@@ -75,9 +57,9 @@ class Threads(OnCodex):
     async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:
         """Codex's threads in this CODEX_HOME that no conversation here follows, newest first
         (made by the Codex CLI, an IDE, or another app-server)."""
-        followed = {c.thread_id for c in self._conversations.all()}
+        followed = {c.thread_id for c in self._core.conversations.all()}
         params = wire.ThreadListParams(limit=limit, sort_key="updated_at")
-        listed = await self._server.call("thread/list", params, wire.ThreadListResult)
+        listed = await self._core.server.call("thread/list", params, wire.ThreadListResult)
         return [thread for thread in listed.data if thread.id not in followed]
 
     async def open_thread(self, reference: str) -> CommandResult:
@@ -86,11 +68,11 @@ class Threads(OnCodex):
         try:
             candidates = await self.codex_threads(limit=THREADS_SEARCHED)
         except (RpcError, ConnectionClosed) as error:
-            return self._notices.failed(None, f"codex could not list its threads: {error}")
+            return self._core.notices.failed(None, f"codex could not list its threads: {error}")
         matches = [t for t in candidates if t.id.startswith(reference.strip())]
         if len(matches) != 1 or not reference.strip():
             which = "no thread" if not matches else f"{len(matches)} threads"
-            return self._notices.failed(
+            return self._core.notices.failed(
                 None, f"{which} of codex's start with {reference!r}; /threads lists them"
             )
         found = matches[0]
@@ -99,11 +81,11 @@ class Threads(OnCodex):
             title=(found.name or found.preview or "Codex thread").strip().splitlines()[0][:60],
             cwd=found.cwd or str(self._cwd),
         )
-        self._conversations.add(conversation)
-        self._conversations.bind(conversation, found.id)
+        self._core.conversations.add(conversation)
+        self._core.conversations.bind(conversation, found.id)
         if not await self._restorer.resume(conversation):
             return CommandResult(
                 False, f"codex could not resume thread {found.id}.", conversation.id
             )
-        self._router.updated(conversation)
+        self._core.router.updated(conversation)
         return CommandResult(True, f"Opened {conversation.title!r} from codex.", conversation.id)

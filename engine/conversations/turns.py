@@ -10,26 +10,18 @@ from pathlib import Path
 from typing import Literal
 
 import anyio
-from anyio.abc import TaskGroup
 
 from engine import protocol as wire
 from engine.conversations.conversation import (
     Conversation,
-    Conversations,
     Submission,
     SubmissionMode,
 )
-from engine.conversations.emitter import Emitter
-from engine.conversations.journal import Journal
-from engine.conversations.notices import Notices
-from engine.conversations.on_codex import OnCodex
-from engine.conversations.router import Router
+from engine.conversations.core import Core
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, StopOutcome, StopRequested, SubmissionAccepted
 from engine.images import ImageRefused, check_image, user_input
 from engine.results import CommandResult, SubmitOutcome
-from engine.settings import Settings
-from engine.transport.appserver import AppServer
 from engine.transport.launch import thread_defaults
 
 STOP_WAIT_SECONDS = 3.0
@@ -38,30 +30,12 @@ STOP_WAIT_SECONDS = 3.0
 SubmitMode = Literal["auto", "queue"]
 
 
-class Turns(OnCodex):
+class Turns:
     """Starts, steers, queues and stops the turns of every conversation on the codex in use
     (`server()`: it changes when codex is started again)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        conversations: Conversations,
-        router: Router,
-        emitter: Emitter,
-        journal: Journal,
-        notices: Notices,
-        tasks: TaskGroup,
-        server: Callable[[], AppServer],
-        closing: Callable[[], bool],
-    ) -> None:
-        super().__init__(server)
-        self._settings = settings
-        self._conversations = conversations
-        self._router = router
-        self._emitter = emitter
-        self._journal = journal
-        self._notices = notices
-        self._tasks = tasks
+    def __init__(self, core: Core, closing: Callable[[], bool]) -> None:
+        self._core = core
         self._is_closing = closing
 
     @property
@@ -75,10 +49,10 @@ class Turns(OnCodex):
         refused (a notice says why) when an image staged for it is not fit to send."""
         for image in conversation.images:
             try:
-                limit = self._settings.limits.image_bytes
+                limit = self._core.settings.limits.image_bytes
                 await anyio.to_thread.run_sync(check_image, Path(image.path), limit)
             except ImageRefused as error:
-                return self._notices.refused(
+                return self._core.notices.refused(
                     conversation, f"{error} Nothing was sent; `/image clear` drops the images."
                 )
         idle = conversation.state not in BUSY_STATES
@@ -106,39 +80,41 @@ class Turns(OnCodex):
     ) -> SubmitOutcome:
         if submission.images:
             conversation.images.clear()  # they went with it
-            self._router.updated(conversation)
+            self._core.router.updated(conversation)
         event = SubmissionAccepted(
-            **self._emitter.stamp(conversation.id),
+            **self._core.emitter.stamp(conversation.id),
             submission_id=submission.id,
             text=submission.text,
             how=how,
         )
-        self._emitter.emit(event, conversation.turn_id)
+        self._core.emitter.emit(event, conversation.turn_id)
         return SubmitOutcome(True, how, message, submission.id)
 
     async def start_thread(self, conversation: Conversation) -> bool:
-        defaults = thread_defaults(self._settings, Path(conversation.cwd))
+        defaults = thread_defaults(self._core.settings, Path(conversation.cwd))
         if conversation.provider is not None:
             defaults = defaults.model_copy(update={"model_provider": conversation.provider})
         try:
-            opened = await self._server.thread_start(
+            opened = await self._core.server.thread_start(
                 wire.ThreadStartParams(**defaults.model_dump())
             )
         except (RpcError, ConnectionClosed) as error:
             conversation.state = "failed"
-            self._notices.say(conversation, "error", f"codex could not start a thread: {error}")
-            self._router.updated(conversation)
+            self._core.notices.say(
+                conversation, "error", f"codex could not start a thread: {error}"
+            )
+            self._core.router.updated(conversation)
             return False
         conversation.thread = opened
-        self._conversations.bind(conversation, opened.thread.id)
+        self._core.conversations.bind(conversation, opened.thread.id)
         if conversation.state == "failed":
             conversation.state = "idle"
-        self._router.updated(conversation)
+        self._core.router.updated(conversation)
         return True
 
     def _room_to_run(self, conversation: Conversation) -> str | None:
-        limit = self._settings.limits.running_conversations
-        if self._conversations.busy() >= limit:
+        limit = self._core.settings.limits.running_conversations
+        if self._core.conversations.busy() >= limit:
             return (
                 f"{limit} conversations are already running (the limit is "
                 f"{limit}). Nothing was sent."
@@ -148,7 +124,7 @@ class Turns(OnCodex):
     async def _start_now(self, conversation: Conversation, text: str) -> SubmitOutcome:
         full = self._room_to_run(conversation)
         if full is not None:
-            return self._notices.refused(conversation, full)
+            return self._core.notices.refused(conversation, full)
         submission = self._submission(conversation, text, "start")
         if not await self._run(conversation, submission, announce=True):
             return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
@@ -158,7 +134,7 @@ class Turns(OnCodex):
         """Idle with held messages: the new one goes behind them and the oldest starts."""
         full = self._room_to_run(conversation)
         if full is not None:
-            return self._notices.refused(conversation, full)
+            return self._core.notices.refused(conversation, full)
         outcome = self._enqueue(conversation, text)
         if outcome.accepted:
             conversation.queue_held = False
@@ -166,20 +142,20 @@ class Turns(OnCodex):
         return outcome
 
     def _enqueue(self, conversation: Conversation, text: str) -> SubmitOutcome:
-        limit = self._settings.limits.queued_messages
+        limit = self._core.settings.limits.queued_messages
         if len(conversation.queue) >= limit:
-            return self._notices.refused(
+            return self._core.notices.refused(
                 conversation,
                 f"{limit} messages are already waiting in this conversation (the limit is "
                 f"{limit}). Nothing was sent.",
             )
         submission = self._submission(conversation, text, "queue")
         conversation.queue.append(submission)
-        self._journal.submission(submission)
+        self._core.journal.submission(submission)
         outcome = self._accepted(
             conversation, submission, "queued", f"Queued ({len(conversation.queue)} waiting)."
         )
-        self._router.updated(conversation)
+        self._core.router.updated(conversation)
         return outcome
 
     def _steerable(self, conversation: Conversation) -> bool:
@@ -201,14 +177,14 @@ class Turns(OnCodex):
             input=user_input(text, submission.images),
             client_user_message_id=submission.id,
         )
-        await self._journal.sent(submission)
+        await self._core.journal.sent(submission)
         try:
-            await self._server.turn_steer(params)
+            await self._core.server.turn_steer(params)
         except RpcError as error:
-            self._journal.forget([submission])
+            self._core.journal.forget([submission])
             outcome = self._enqueue(conversation, text)
             if outcome.accepted:
-                self._notices.say(
+                self._core.notices.say(
                     conversation,
                     "info",
                     f"The running turn could not be steered ({error.message}); "
@@ -225,7 +201,7 @@ class Turns(OnCodex):
         submission = conversation.queue.popleft()
         conversation.state = "preparing"
         conversation.submission = submission
-        self._tasks.start_soon(self._run, conversation, submission)
+        self._core.tasks.start_soon(self._run, conversation, submission)
 
     async def _run(
         self, conversation: Conversation, submission: Submission, announce: bool = False
@@ -236,7 +212,7 @@ class Turns(OnCodex):
         """
         conversation.state = "preparing"
         conversation.submission = submission
-        self._router.updated(conversation)
+        self._core.router.updated(conversation)
         if conversation.thread_id is None and not await self.start_thread(conversation):
             submission.state = "failed"
             conversation.submission = None
@@ -265,28 +241,28 @@ class Turns(OnCodex):
                 else None
             ),
         )
-        await self._journal.sent(submission)
+        await self._core.journal.sent(submission)
         try:
-            started = await self._server.turn_start(params)
+            started = await self._core.server.turn_start(params)
         except RpcError as error:
             submission.state = "failed"
-            self._journal.submission(submission)
+            self._core.journal.submission(submission)
             self._abandon(conversation, submission, f"codex refused the message: {error.message}")
             self.start_next(conversation)
             return True
         except ConnectionClosed:
             submission.state = "unknown"
-            self._journal.submission(submission)
+            self._core.journal.submission(submission)
             return True
         turn_id = started.turn.id
         if conversation.generation != generation:
             # Reset while the turn was being started: that turn belongs to the old thread.
             with contextlib.suppress(RpcError, ConnectionClosed):
-                await self._server.turn_interrupt(
+                await self._core.server.turn_interrupt(
                     wire.TurnInterruptParams(thread_id=thread_id, turn_id=turn_id)
                 )
             return True
-        self._router.turn_began(conversation, turn_id)
+        self._core.router.turn_began(conversation, turn_id)
         if conversation.stop_requested and conversation.turn_id == turn_id:
             await self._interrupt(conversation)
         return True
@@ -294,12 +270,14 @@ class Turns(OnCodex):
     def _abandon(self, conversation: Conversation, submission: Submission, why: str) -> None:
         if submission.state == "queued":
             submission.state = "failed"
-            self._journal.submission(submission)
+            self._core.journal.submission(submission)
         conversation.submission = None
         conversation.stop_requested = False
         conversation.state = "idle"
-        self._notices.say(conversation, "info" if submission.state != "failed" else "error", why)
-        self._router.updated(conversation)
+        self._core.notices.say(
+            conversation, "info" if submission.state != "failed" else "error", why
+        )
+        self._core.router.updated(conversation)
 
     async def stop_turn(self, conversation: Conversation) -> StopOutcome:
         if conversation.state not in BUSY_STATES:
@@ -311,7 +289,7 @@ class Turns(OnCodex):
                 return "stopped"
             return "stop_requested"
         conversation.state = "stopping"
-        self._router.updated(conversation)
+        self._core.router.updated(conversation)
         ended = conversation.turn_ended
         if not await self._interrupt(conversation):
             return "nothing_to_stop" if ended.is_set() else "stop_requested"
@@ -326,7 +304,7 @@ class Turns(OnCodex):
             thread_id=conversation.thread_id, turn_id=conversation.turn_id
         )
         try:
-            await self._server.turn_interrupt(params)
+            await self._core.server.turn_interrupt(params)
         except (RpcError, ConnectionClosed):
             return False
         return True
@@ -337,7 +315,7 @@ class Turns(OnCodex):
         Returns `stopped` when the turn ended, `stop_requested` when codex was asked but the
         turn has not ended yet, `nothing_to_stop` when nothing runs.
         """
-        conversation = self._conversations.get(conversation_id)
+        conversation = self._core.conversations.get(conversation_id)
         turn_id = conversation.turn_id
         outcome = await self.stop_turn(conversation)
         messages = {
@@ -351,26 +329,26 @@ class Turns(OnCodex):
             else ""
         )
         event = StopRequested(
-            **self._emitter.stamp(conversation.id), turn_id=turn_id, outcome=outcome
+            **self._core.emitter.stamp(conversation.id), turn_id=turn_id, outcome=outcome
         )
-        self._emitter.emit(event, turn_id)
-        self._notices.say(conversation, "info", messages[outcome] + held)
+        self._core.emitter.emit(event, turn_id)
+        self._core.notices.say(conversation, "info", messages[outcome] + held)
         return outcome
 
     def continue_queue(self, conversation_id: str) -> CommandResult:
         """Run the conversation's queued messages (they wait after a restart or a stop)."""
-        conversation = self._conversations.get(conversation_id)
+        conversation = self._core.conversations.get(conversation_id)
         if not conversation.queue:
-            return self._notices.failed(conversation.id, "No queued messages wait.")
+            return self._core.notices.failed(conversation.id, "No queued messages wait.")
         waiting = len(conversation.queue)
         conversation.queue_held = False
         if conversation.state in BUSY_STATES:
-            return self._notices.told(
+            return self._core.notices.told(
                 conversation, f"{waiting} queued message(s) run after this turn."
             )
         full = self._room_to_run(conversation)
         if full is not None:
             conversation.queue_held = True
-            return self._notices.failed(conversation.id, full)
+            return self._core.notices.failed(conversation.id, full)
         self.start_next(conversation)
-        return self._notices.told(conversation, f"Running {waiting} queued message(s).")
+        return self._core.notices.told(conversation, f"Running {waiting} queued message(s).")

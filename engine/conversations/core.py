@@ -1,0 +1,35 @@
+"""The parts of the conversation core that its rooms (turns, choices, threads, side questions)
+all work with, made once by the Engine."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from anyio.abc import TaskGroup
+
+from engine.conversations.conversation import Conversations
+from engine.conversations.emitter import Emitter
+from engine.conversations.journal import Journal
+from engine.conversations.notices import Notices
+from engine.conversations.router import Router
+from engine.settings import Settings
+from engine.transport.appserver import AppServer
+
+
+@dataclass(frozen=True)
+class Core:
+    settings: Settings
+    conversations: Conversations
+    router: Router
+    emitter: Emitter
+    journal: Journal
+    notices: Notices
+    tasks: TaskGroup
+    """Where what outlives a call runs (the Engine's task group)."""
+    current: Callable[[], AppServer]
+    """The codex in use: it changes when codex is started (or reached) again."""
+
+    @property
+    def server(self) -> AppServer:
+        return self.current()
