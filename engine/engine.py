@@ -370,9 +370,7 @@ class Engine:
                 conversation.submission.state = "unknown"
                 self._journal.submission(conversation.submission)
             conversation.end_turn(conversation.turn_id)
-        conversation.submission = None
-        conversation.stop_requested = False
-        conversation.state = "idle"
+        conversation.idle()
         dropped = len(conversation.queue)
         self._journal.forget(list(conversation.queue))
         conversation.queue.clear()
@@ -644,7 +642,7 @@ class Engine:
                             conversation.unsettled.append(submission)
                     if conversation.turn_id is not None:
                         conversation.end_turn(conversation.turn_id)
-                    conversation.state = "result_unknown"
+                    conversation.lost()
                     self._notices.say(
                         conversation,
                         "error",

@@ -240,8 +240,7 @@ class CommandLine:
             return self._notices.failed(
                 conversation.id, secret_not_kept(unknown.text, "sent again")
             )
-        if conversation.state == "result_unknown":
-            conversation.state = "idle"
+        conversation.unknown_dropped()
         for path in unknown.images:
             staged = await self._choices.attach_image(conversation.id, Path(path))
             if not staged.ok:

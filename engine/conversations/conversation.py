@@ -143,6 +143,57 @@ class Conversation:
         self.state = "idle"
         self.turn_ended.set()
 
+    # Its state moves only here (each move named for what happened), so that what a state
+    # means is decided in one place: see ConversationState.
+
+    def prepare(self, submission: Submission) -> None:
+        """A message is on its way to become a turn (its thread may be started first)."""
+        self.state = "preparing"
+        self.submission = submission
+
+    def wait_for_user(self) -> None:
+        """A request of codex waits for the user's answer while the turn runs."""
+        if self.state == "running":
+            self.state = "waiting"
+
+    def answered(self) -> None:
+        """No request waits any more: the turn runs on."""
+        if self.state == "waiting":
+            self.state = "running"
+
+    def stopping(self) -> None:
+        """codex was asked to stop the running turn."""
+        self.state = "stopping"
+
+    def idle(self) -> None:
+        """No turn runs and none is on its way (a message abandoned, the conversation reset)."""
+        self.submission = None
+        self.stop_requested = False
+        self.state = "idle"
+
+    def thread_failed(self) -> None:
+        """codex refused to start the conversation's thread; the next message tries again."""
+        self.state = "failed"
+
+    def thread_started(self) -> None:
+        """The conversation has a thread again, after one failed to start."""
+        if self.state == "failed":
+            self.state = "idle"
+
+    def lost(self) -> None:
+        """codex went away during a turn: what became of it is not known."""
+        self.state = "result_unknown"
+
+    def settled(self, unknown: bool) -> None:
+        """Brought back (after a restart): what was in flight is settled, or still not known."""
+        if self.state not in BUSY_STATES:
+            self.state = "result_unknown" if unknown else "idle"
+
+    def unknown_dropped(self) -> None:
+        """What was not known is sent again or let go: the conversation can take messages."""
+        if self.state == "result_unknown":
+            self.state = "idle"
+
 
 class Conversations:
     """Every conversation by id, and by each Codex thread it ever had."""

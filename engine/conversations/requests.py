@@ -85,8 +85,7 @@ class Requests:
                 else conversation.item_keys.streaming(pending.info.turn_id, asked_about)
             )
             pending.info = replace(pending.info, item_id=key)
-        if conversation.state == "running":
-            conversation.state = "waiting"
+        conversation.wait_for_user()
         event = InteractionRequested(
             **self._emitter.stamp(conversation.id), interaction=pending.info
         )
@@ -150,8 +149,8 @@ class Requests:
             ),
             conversation.turn_id,
         )
-        if conversation.state == "waiting" and not self._interactions.pending(conversation.id):
-            conversation.state = "running"
+        if not self._interactions.pending(conversation.id):
+            conversation.answered()
         self._updated(conversation)
 
     def expire(self, pending: PendingInteraction, why: str, by: AnsweredBy) -> None:

@@ -28,7 +28,7 @@ from engine.conversations.recovery import (
 )
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import BUSY_STATES, EngineEvent, NoticeLevel
+from engine.events import EngineEvent, NoticeLevel
 from engine.records.recording import RecordingError, event_from_json
 from engine.records.store import Store, StoredConversation, StoredSubmission
 from engine.settings import Settings
@@ -246,8 +246,7 @@ class Restorer:
             if settled.state == "unknown":
                 unknown.append(submission)
         conversation.unsettled = unknown
-        if conversation.state not in BUSY_STATES:
-            conversation.state = "result_unknown" if unknown else "idle"
+        conversation.settled(unknown=bool(unknown))
         self._router.updated(conversation)
 
     async def _recent_turns(

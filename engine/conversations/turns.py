@@ -99,7 +99,7 @@ class Turns:
                 wire.ThreadStartParams(**defaults.model_dump())
             )
         except (RpcError, ConnectionClosed) as error:
-            conversation.state = "failed"
+            conversation.thread_failed()
             self._core.notices.say(
                 conversation, "error", f"codex could not start a thread: {error}"
             )
@@ -107,8 +107,7 @@ class Turns:
             return False
         conversation.thread = opened
         self._core.conversations.bind(conversation, opened.thread.id)
-        if conversation.state == "failed":
-            conversation.state = "idle"
+        conversation.thread_started()
         self._core.router.updated(conversation)
         return True
 
@@ -199,8 +198,7 @@ class Turns:
         if conversation.queue_held or not conversation.queue or self._closing:
             return
         submission = conversation.queue.popleft()
-        conversation.state = "preparing"
-        conversation.submission = submission
+        conversation.prepare(submission)
         self._core.tasks.start_soon(self._run, conversation, submission)
 
     async def _run(
@@ -210,8 +208,7 @@ class Turns:
 
         `announce`: the submission is new (not from the queue) and is announced as started.
         """
-        conversation.state = "preparing"
-        conversation.submission = submission
+        conversation.prepare(submission)
         self._core.router.updated(conversation)
         if conversation.thread_id is None and not await self.start_thread(conversation):
             submission.state = "failed"
@@ -271,9 +268,7 @@ class Turns:
         if submission.state == "queued":
             submission.state = "failed"
             self._core.journal.submission(submission)
-        conversation.submission = None
-        conversation.stop_requested = False
-        conversation.state = "idle"
+        conversation.idle()
         self._core.notices.say(
             conversation, "info" if submission.state != "failed" else "error", why
         )
@@ -288,7 +283,7 @@ class Turns:
             if conversation.submission is not None and conversation.submission.state == "queued":
                 return "stopped"
             return "stop_requested"
-        conversation.state = "stopping"
+        conversation.stopping()
         self._core.router.updated(conversation)
         ended = conversation.turn_ended
         if not await self._interrupt(conversation):
