@@ -37,10 +37,10 @@ from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
 
 if TYPE_CHECKING:
+    from engine import Subscription
     from engine.events import EngineEvent
     from engine.frontend import Backend, OpenBackend
     from engine.replay import ReplayBackend
-    from engine.transport.fanout import Subscription
     from tui.bridge import AttentionNeeded
     from tui.screens.main import MainScreen
     from tui.screens.sign_in import OpenAccount
@@ -307,8 +307,8 @@ class CodexDeckApp(KeysFirstApp):
     ) -> None:
         """Write the backend's events to `path` until it closes, starting with what it
         already shows (its conversations, their history and pending requests)."""
+        from engine import write_recording
         from engine.events import ConversationUpdated, InteractionRequested, Stamp
-        from engine.records.recording import write_recording
 
         prelude: list[EngineEvent] = []
         for info in backend.conversations():

@@ -15,17 +15,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine import DemoPlace, Spawned, find_codex, launch_for, spawn
 from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
-from engine.transport.binary import find_codex
-from engine.transport.launch import launch_for
-from engine.transport.offline import DemoPlace
-from engine.transport.process import Spawned, spawn
 from engine.version import __version__
 from tui.addresses import checked_connection
 
 if TYPE_CHECKING:
-    from engine.engine import Attach
+    from engine import Attach
     from engine.frontend import Backend
     from tui.screens.sign_in import Account
 
@@ -182,14 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     # The websocket client is imported only when it is used, after the first paint.
     attach: Attach | None = None
     if args.connect:
-        from engine.transport.websocket import connect
+        from engine import connect
 
         attach = partial(connect, args.connect, args.token_file)
 
     async def hints() -> list[str]:
         if args.connect or args.demo:
             return []
-        from engine.transport.websocket import running_daemon
+        from engine import running_daemon
 
         daemon = await running_daemon(settings.codex.home)
         if daemon is None:
@@ -217,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         return demo_backend(settings, where, started)()
 
     def open_account() -> AbstractAsyncContextManager[Account]:
-        from engine.engine import Engine
+        from engine import Engine
 
         return Engine.open(settings, attach=attach)
 
@@ -305,7 +302,7 @@ def check_writable(path: Path) -> None:
 
 def play_recording(settings: Settings, args: argparse.Namespace) -> int:
     """`codex-deck replay FILE`: the recording in the app, read-only."""
-    from engine.records.recording import RecordingError, read_recording
+    from engine import RecordingError, read_recording
     from engine.replay import replay_backend
     from tui.app import CodexDeckApp
 
@@ -348,7 +345,7 @@ def binary_version(path: Path) -> str:
 def print_config(settings: Settings, warnings: list[str]) -> None:
     path = config_path()
     print(f"# settings file: {path}{'' if path.exists() else ' (not there; defaults apply)'}")
-    from engine.records.store import default_path
+    from engine import default_path
 
     print(f"# store: {settings.store.path or default_path()}")
     rows = settings_report(settings)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-from engine.records.outputs import KeptOutput
+from engine import KeptOutput
 
 DEFAULT_PAGER = "less"
 

@@ -12,7 +12,7 @@ from textual.command import Hit, Hits, Provider
 from tui.text import inert
 
 if TYPE_CHECKING:
-    from engine.records.search import SearchHit
+    from engine import SearchHit
 
 MIN_QUERY = 3
 """Characters typed before the conversations are searched."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.records.search import excerpt, item_texts, matches
+from engine import excerpt, item_texts, matches
 from tui.entries import (
     AgentEntry,
     ApprovalEntry,

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from engine.commands.parse import COMMANDS
+from engine import COMMANDS
 
 COMPOSER_KEYS = (
     ("enter", "send (steers the running turn)"),

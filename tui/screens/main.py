@@ -15,8 +15,8 @@ from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.widgets import ContentSwitcher, Static
 
+from engine import Answer, SearchHit
 from engine.commands import parse as commands
-from engine.conversations.interactions import Answer
 from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
@@ -34,7 +34,6 @@ from engine.events import (
     TurnStarted,
 )
 from engine.frontend import Backend
-from engine.records.search import SearchHit
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.entries import CommandEntry

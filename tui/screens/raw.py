@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from engine import event_to_json
 from engine.events import EngineEvent
-from engine.records.recording import event_to_json
 
 
 class RawEventScreen(ModalScreen[None]):

@@ -16,11 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from engine import Subscription
 from engine.errors import CodexDeckError
 from engine.events import EngineEvent, SignInFinished
 from engine.protocol import LoginStarted
 from engine.results import CommandResult
-from engine.transport.fanout import Subscription
 from tui.reported import reported
 from tui.widgets.ordered import OrderedInput
 

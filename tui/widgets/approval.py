@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from engine.conversations.interactions import Approve, ApproveScope, Cancel, Decline
+from engine import Approve, ApproveScope, Cancel, Decline
 from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.diff import render_change

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
-from engine.conversations.interactions import Answer
+from engine import Answer
 from tui.entries import ApprovalEntry
 
 FIELDS = "OptionList, Input, Select, Checkbox"

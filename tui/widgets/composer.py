@@ -17,8 +17,7 @@ from textual.message import Message
 from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
-from engine.commands.parse import COMMANDS, Usage
-from engine.images import IMAGE_SUFFIXES
+from engine import COMMANDS, IMAGE_SUFFIXES, Usage
 from engine.protocol import TEXT_INPUT_CHARS
 from tui.widgets.draft import DraftBox, Mode
 from tui.widgets.ordered import run_binding

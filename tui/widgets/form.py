@@ -9,8 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Checkbox, Input, Select, Static
 
-from engine.conversations.forms import FormField, form_fields, form_problems
-from engine.conversations.interactions import Approve, Cancel, Decline, Reply
+from engine import Approve, Cancel, Decline, FormField, Reply, form_fields, form_problems
 from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.ordered import OrderedInput

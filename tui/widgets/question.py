@@ -14,7 +14,7 @@ from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from engine.conversations.interactions import Decline, Reply
+from engine import Decline, Reply
 from engine.protocol import Question
 from tui.text import inert
 from tui.widgets.card import InteractionCard

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import Static
 
-from engine.conversations.session import SessionInfo
+from engine import SessionInfo
 from engine.events import ConversationInfo
 from tui.text import clock, inert
 
