@@ -73,7 +73,8 @@ class DeckServer(Server):
 
     async def on_shutdown(self, app: web.Application) -> None:
         """SIGINT or SIGTERM: each session's app is told to quit and waited for (its engine
-        closes as the app ends), instead of aiohttp's wait for the browsers to leave."""
+        closes as the app ends, declining what waits for an answer), instead of aiohttp's wait
+        for the browsers to leave."""
         for session in list(self._sessions):
             session.cancel()
         if self._sessions:

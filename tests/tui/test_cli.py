@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import pty
 import select
 import signal
 import socket
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -24,6 +26,7 @@ from pathlib import Path
 import anyio
 
 from engine.transport.websocket import WebSocketTransport, connect
+from tests.conftest import local_settings
 from tests.reliability.report import Ledger
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
@@ -130,10 +133,11 @@ def test_config_flag_names_the_settings_file(tmp_path: Path) -> None:
 
 
 @contextmanager
-def serving(port: int) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """`codex-deck serve --demo` on `port`, with the link it printed once it listens."""
+def serving(port: int, *flags: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """`codex-deck serve` on `port` (with `flags`, else `--demo`), with the link it printed
+    once it listens."""
     server = subprocess.Popen(
-        [str(COMMAND), "serve", "--port", str(port), "--demo"],
+        [str(COMMAND), "serve", "--port", str(port), *(flags or ["--demo"])],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -231,6 +235,40 @@ def test_serve_ends_its_sessions_on_sigterm(isolated_settings: Path) -> None:
     assert [(pid, command) for pid, command in ours if Path(f"/proc/{pid}").exists()] == []
 
 
+def test_serve_stopped_with_an_approval_waiting_declines_it(
+    isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    """As in a terminal (tests/reliability/test_terminal_loss.py): SIGTERM to serve while a
+    browser session's approval waits expires it in the store, as codex-deck closing, and the
+    command is not run."""
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
+    port = free_port()
+    with serving(port, "--cwd", str(workspace)) as (server, link):
+        secret = link.split("?secret=")[1]
+        url = f"ws://127.0.0.1:{port}/ws?width=110&height=30&secret={secret}"
+
+        async def ask_then_end() -> None:
+            transport = await connect(url)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(transport.run)
+                await shown(transport, b"codex online")
+                await transport.send.send(json.dumps(["stdin", "approval\r"]).encode())
+                await shown(transport, b"Run this command?")
+                tasks.start_soon(drain, transport)
+                server.send_signal(signal.SIGTERM)
+                await anyio.to_thread.run_sync(partial(server.wait, timeout=30))
+                tasks.cancel_scope.cancel()
+
+        anyio.run(ask_then_end)
+        assert server.returncode == 0
+    with sqlite3.connect(tmp_path / "store.sqlite3") as store:
+        rows = store.execute("SELECT kind, state, decision FROM interactions").fetchall()
+    assert not (workspace / "out.txt").exists(), "the command was not run"
+    [(kind, state, decision)] = rows
+    assert (kind, state) == ("command", "expired")
+    assert "codex-deck is closing" in decision
+
+
 async def drain(transport: WebSocketTransport) -> None:
     """Read what the app draws until the server closes the websocket, then close it too."""
     async for _ in transport.receive:
@@ -295,9 +333,14 @@ async def session_output(url: str) -> bytes:
 
 async def demo_shown(transport: WebSocketTransport) -> bytes:
     """What the session's app draws until the demo's status bar shows (a minute at most)."""
+    return await shown(transport, b"offline demo")
+
+
+async def shown(transport: WebSocketTransport, text: bytes) -> bytes:
+    """What the session's app draws until `text` shows (a minute at most)."""
     seen = b""
     with anyio.fail_after(60):
-        while b"offline demo" not in seen:
+        while text not in seen:
             seen += await transport.receive.receive()
     return seen
 
