@@ -163,6 +163,7 @@ class Engine:
             self._emitter,
             self._journal,
             self._notices,
+            self._interactions,
             tasks,
             lambda: self._server,
         )
@@ -361,36 +362,7 @@ class Engine:
 
     async def reset(self, conversation_id: str) -> CommandResult:
         """Stop what runs, drop the queue, and start a new thread (generation + 1)."""
-        conversation = self._conversations.get(conversation_id)
-        if conversation.state in BUSY_STATES:
-            await self._turns.stop_turn(conversation)
-        if conversation.turn_id is not None:
-            # Asked to stop but not ended yet: the old thread's turn is no longer followed.
-            if conversation.submission is not None:
-                conversation.submission.state = "unknown"
-                self._journal.submission(conversation.submission)
-            conversation.end_turn(conversation.turn_id)
-        conversation.idle()
-        dropped = len(conversation.queue)
-        self._journal.forget(list(conversation.queue))
-        conversation.queue.clear()
-        conversation.queue_held = False
-        for pending in self._interactions.pending(conversation.id):
-            self._router.requests.expire(pending, "the conversation was reset", "codex-deck")
-        await self._side_chats.close_all(conversation.id, "the conversation was reset")
-        old_thread = conversation.thread_id
-        conversation.generation += 1
-        conversation.thread_id = None
-        conversation.thread = None
-        conversation.token_usage = None
-        if not await self._turns.start_thread(conversation):
-            return CommandResult(False, "Could not start a new thread; see the error above.")
-        message = f"New thread (generation {conversation.generation})"
-        message += f"; the old one ({old_thread}) is kept." if old_thread else "."
-        if dropped:
-            message += f" Dropped {dropped} queued message(s)."
-        self._notices.say(conversation, "info", message)
-        return CommandResult(True, message)
+        return await self._turns.reset(conversation_id, self._side_chats.close_all)
 
     async def respond(
         self, reference: str, answer: Answer, conversation_id: str | None = None
@@ -632,24 +604,7 @@ class Engine:
             )
             for pending in self._interactions.pending():
                 self._router.requests.expire(pending, "the app-server went away", "codex-deck")
-            for conversation in self._conversations.all():
-                if conversation.state in BUSY_STATES:
-                    in_flight = [conversation.submission, *conversation.steered]
-                    for submission in (s for s in in_flight if s is not None):
-                        if submission.state == "sent":
-                            submission.state = "unknown"
-                            self._journal.submission(submission)
-                            conversation.unsettled.append(submission)
-                    if conversation.turn_id is not None:
-                        conversation.end_turn(conversation.turn_id)
-                    conversation.lost()
-                    self._notices.say(
-                        conversation,
-                        "error",
-                        "The app-server went away during a turn; what it did is unknown and "
-                        "it will not be run again by itself.",
-                    )
-                    self._router.updated(conversation)
+            self._turns.codex_lost()
             self._notices.say(None, "error", f"Lost the app-server: {reason}")
 
     async def _keep_alive(self, reopen: Reopen, what: str) -> None:

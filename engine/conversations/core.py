@@ -10,6 +10,7 @@ from anyio.abc import TaskGroup
 
 from engine.conversations.conversation import Conversations
 from engine.conversations.emitter import Emitter
+from engine.conversations.interactions import Interactions
 from engine.conversations.journal import Journal
 from engine.conversations.notices import Notices
 from engine.conversations.router import Router
@@ -25,6 +26,8 @@ class Core:
     emitter: Emitter
     journal: Journal
     notices: Notices
+    interactions: Interactions
+    """What codex asked that waits for the user."""
     tasks: TaskGroup
     """Where what outlives a call runs (the Engine's task group)."""
     current: Callable[[], AppServer]

@@ -5,7 +5,7 @@ state moves here (and in the router, as codex tells how its turns go)."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Literal
 
@@ -347,3 +347,61 @@ class Turns:
             return self._core.notices.failed(conversation.id, full)
         self.start_next(conversation)
         return self._core.notices.told(conversation, f"Running {waiting} queued message(s).")
+
+    async def reset(
+        self, conversation_id: str, close_side_chats: Callable[[str, str], Awaitable[object]]
+    ) -> CommandResult:
+        """Stop what runs, drop the queue, expire what waits for an answer, close the side
+        chats (`close_side_chats`) and start a new thread (generation + 1)."""
+        conversation = self._core.conversations.get(conversation_id)
+        if conversation.state in BUSY_STATES:
+            await self.stop_turn(conversation)
+        if conversation.turn_id is not None:
+            # Asked to stop but not ended yet: the old thread's turn is no longer followed.
+            if conversation.submission is not None:
+                conversation.submission.state = "unknown"
+                self._core.journal.submission(conversation.submission)
+            conversation.end_turn(conversation.turn_id)
+        conversation.idle()
+        dropped = len(conversation.queue)
+        self._core.journal.forget(list(conversation.queue))
+        conversation.queue.clear()
+        conversation.queue_held = False
+        for pending in self._core.interactions.pending(conversation.id):
+            self._core.router.requests.expire(pending, "the conversation was reset", "codex-deck")
+        await close_side_chats(conversation.id, "the conversation was reset")
+        old_thread = conversation.thread_id
+        conversation.generation += 1
+        conversation.thread_id = None
+        conversation.thread = None
+        conversation.token_usage = None
+        if not await self.start_thread(conversation):
+            return CommandResult(False, "Could not start a new thread; see the error above.")
+        message = f"New thread (generation {conversation.generation})"
+        message += f"; the old one ({old_thread}) is kept." if old_thread else "."
+        if dropped:
+            message += f" Dropped {dropped} queued message(s)."
+        self._core.notices.say(conversation, "info", message)
+        return CommandResult(True, message)
+
+    def codex_lost(self) -> None:
+        """codex went away: each turn in flight ends, what it did unknown (and it is never
+        run again by itself)."""
+        for conversation in self._core.conversations.all():
+            if conversation.state in BUSY_STATES:
+                in_flight = [conversation.submission, *conversation.steered]
+                for submission in (s for s in in_flight if s is not None):
+                    if submission.state == "sent":
+                        submission.state = "unknown"
+                        self._core.journal.submission(submission)
+                        conversation.unsettled.append(submission)
+                if conversation.turn_id is not None:
+                    conversation.end_turn(conversation.turn_id)
+                conversation.lost()
+                self._core.notices.say(
+                    conversation,
+                    "error",
+                    "The app-server went away during a turn; what it did is unknown and "
+                    "it will not be run again by itself.",
+                )
+                self._core.router.updated(conversation)
