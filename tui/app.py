@@ -164,7 +164,7 @@ class CodexDeckApp(KeysFirstApp):
         self.set_interval(CHECK_SECONDS, self._collector.check)
         for theme in THEMES:
             self.register_theme(theme)
-        known = {theme.name for theme in THEMES} | set(self.available_themes)
+        known = self.available_themes  # Textual's and the ones just registered
         self.theme = self.settings.ui.theme if self.settings.ui.theme in known else DARK.name
         if self.settings.ui.keys:
             self.set_keymap(dict(self.settings.ui.keys))

@@ -63,6 +63,15 @@ BELOW = "▼ new output below · ctrl+end goes to it and follows"
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
+def typed_command(line: str) -> commands.Command | None:
+    """What the engine's parser makes of a line; None when it is wrong (the engine then says
+    what is wrong with it, when the line is run)."""
+    try:
+        return commands.parse(line)
+    except commands.CommandError:
+        return None
+
+
 class MainScreen(PacedScreen):
     BINDINGS = [
         Binding("ctrl+n", "new_conversation", "New", id="conversation.new"),
@@ -487,10 +496,7 @@ class MainScreen(PacedScreen):
                 composer.hold(event.mode)
             self._note(HELD, error=False)
             return
-        try:
-            command = commands.parse(event.text)
-        except commands.CommandError:
-            command = None  # the engine says what is wrong with it
+        command = typed_command(event.text)
         if isinstance(command, commands.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)
             if offer is not None:
@@ -530,10 +536,7 @@ class MainScreen(PacedScreen):
         """Send to the conversation that was in view when Enter was pressed."""
         assert self.backend is not None
         created = None
-        try:
-            command: commands.Command | None = commands.parse(text)
-        except commands.CommandError:
-            command = None  # the engine says what is wrong with it
+        command = typed_command(text)
         try:
             if mode == "queue" and isinstance(command, commands.Say):
                 outcome = await self.backend.submit(conversation_id, command.text, "queue")
