@@ -1,59 +1,70 @@
 """A line the user typed, run: a slash command, or text for the agent.
 
 The commands that only list or describe (models, providers, threads, the account, images,
-archived conversations, the latest output) are answered here; the rest are the engine's own
-calls."""
+archived conversations, the latest output) are answered here; the rest go to the room of the
+conversation core that does them (turns, the conversations' life, requests, choices, threads,
+side questions, the account)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from engine.account import Account
 from engine.commands import parse as commands
 from engine.conversations.choices import Choices
-from engine.conversations.conversation import Conversation, Conversations
+from engine.conversations.conversation import Conversation
+from engine.conversations.core import Core
 from engine.conversations.history import describe_thread
+from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.models import describe_model
-from engine.conversations.notices import Notices
 from engine.conversations.recovery import secret_not_kept
-from engine.conversations.router import Router
+from engine.conversations.session import session_info
 from engine.conversations.threads import Threads
+from engine.conversations.turns import Turns
 from engine.errors import ConnectionClosed, RpcError
+from engine.records.export import export_markdown
+from engine.records.outputs import CommandOutputs
+from engine.records.trace import Redactor
 from engine.results import CommandResult
-from engine.settings import Settings
 from engine.side_chats.manager import SideChats
 from engine.side_chats.questions import SideQuestions
-
-if TYPE_CHECKING:
-    from engine.engine import Engine
+from engine.transport.offline import OFFLINE_PROVIDER
 
 THREAD_ID_SHOWN = 13
+
+
+@dataclass(frozen=True)
+class Rooms:
+    """The rooms of the conversation core the commands go to."""
+
+    turns: Turns
+    lifecycle: Lifecycle
+    choices: Choices
+    threads: Threads
+    side_chats: SideChats
+    side_questions: SideQuestions
+    account: Account
+    outputs: CommandOutputs
 
 
 class CommandLine:
     """Runs what the user typed in a conversation (`Engine.execute`)."""
 
-    def __init__(
-        self,
-        engine: Engine,
-        conversations: Conversations,
-        router: Router,
-        notices: Notices,
-        side_chats: SideChats,
-        choices: Choices,
-        threads: Threads,
-        side_questions: SideQuestions,
-        settings: Settings,
-    ) -> None:
-        self._engine = engine
-        self._conversations = conversations
-        self._router = router
-        self._notices = notices
-        self._side_chats = side_chats
-        self._choices = choices
-        self._threads = threads
-        self._side_questions = side_questions
-        self._settings = settings
+    def __init__(self, core: Core, rooms: Rooms) -> None:
+        self._core = core
+        self._conversations = core.conversations
+        self._router = core.router
+        self._notices = core.notices
+        self._settings = core.settings
+        self._turns = rooms.turns
+        self._lifecycle = rooms.lifecycle
+        self._side_chats = rooms.side_chats
+        self._choices = rooms.choices
+        self._threads = rooms.threads
+        self._side_questions = rooms.side_questions
+        self._account = rooms.account
+        self._outputs = rooms.outputs
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent."""
@@ -63,25 +74,27 @@ class CommandLine:
         except commands.CommandError as error:
             return self._notices.failed(conversation.id, str(error))
         if isinstance(command, commands.Say):
-            outcome = await self._engine.submit(
+            outcome = await self._turns.submit(
                 conversation.id, command.text, "queue" if command.queue else "auto"
             )
             return CommandResult(outcome.accepted, outcome.message)
         if isinstance(command, commands.Stop):
-            stopped = await self._engine.stop(conversation.id)
+            stopped = await self._turns.stop(conversation.id)
             return CommandResult(True, stopped.replace("_", " "))
         if isinstance(command, commands.Reset):
-            return await self._engine.reset(conversation.id)
+            return await self._turns.reset(conversation.id, self._side_chats.close_all)
         if isinstance(command, commands.Respond):
-            return await self._engine.respond(command.interaction, command.answer, conversation.id)
+            return self._router.requests.respond(
+                command.interaction, command.answer, conversation.id
+            )
         if isinstance(command, commands.New):
-            created = await self._engine.new_conversation(command.title)
+            created = await self._lifecycle.new(command.title)
             return CommandResult(True, f"Started {created.title!r}.", created.id)
         if isinstance(command, commands.Rename):
-            renamed = self._engine.rename(conversation.id, command.title)
+            renamed = self._lifecycle.rename(conversation.id, command.title)
             return CommandResult(True, f"Renamed to {renamed.title!r}.")
         if isinstance(command, commands.Archive):
-            await self._engine.archive(conversation.id)
+            await self._lifecycle.archive(conversation.id)
             return CommandResult(True, "Archived.")
         if isinstance(command, commands.Plan):
             conversation.plan_mode = (
@@ -113,7 +126,7 @@ class CommandLine:
             return await self._side_questions.promote_side_chat(conversation.id, command.side_chat)
         if isinstance(command, commands.AccountCommand):
             if command.action == "logout":
-                result = await self._engine.sign_out()
+                result = await self._account.sign_out()
                 self._notices.say(conversation, "info" if result.ok else "error", result.message)
                 return result
             if command.action == "login":
@@ -132,13 +145,19 @@ class CommandLine:
         if isinstance(command, commands.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
-                size = await self._engine.export_markdown(conversation.id, target)
+                events = self._core.emitter.trace(conversation.id).all_events()
+                size = await export_markdown(
+                    target, conversation.title, events, Redactor.of(self._settings)
+                )
             except OSError as error:
                 return self._notices.failed(
                     conversation.id, f"Could not write {target}: {error.strerror}"
                 )
             told = f"Exported to {target} ({size:,} characters)."
-            if self._engine.offline and not Path(command.path or "").is_absolute():
+            if (
+                self._settings.codex.provider == OFFLINE_PROVIDER
+                and not Path(command.path or "").is_absolute()
+            ):
                 told += (
                     " The demo's workspace is thrown away when codex-deck closes: copy the file "
                     "out, or give /export a path outside it."
@@ -157,13 +176,13 @@ class CommandLine:
         if isinstance(command, commands.OpenThread):
             return await self._threads.open_thread(command.thread)
         if isinstance(command, commands.Continue):
-            return self._engine.continue_queue(conversation.id)
+            return self._turns.continue_queue(conversation.id)
         if isinstance(command, commands.Resend):
             return await self._resend(conversation)
         if isinstance(command, commands.Output):
             return self._output(conversation)
         if isinstance(command, commands.Session):
-            text = self._engine.session_info(conversation.id).describe()
+            text = session_info(conversation, self._settings).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)
         text = commands.help_text()
@@ -180,7 +199,7 @@ class CommandLine:
         )
 
     def _list_providers(self, conversation: Conversation) -> CommandResult:
-        current = self._engine.session_info(conversation.id).provider
+        current = session_info(conversation, self._settings).provider
         names = list(self._settings.providers)
         if not names:
             return self._notices.told(
@@ -197,7 +216,7 @@ class CommandLine:
             return self._notices.failed(
                 conversation.id, f"codex could not list its models: {error}"
             )
-        current = self._engine.session_info(conversation.id).model
+        current = session_info(conversation, self._settings).model
         lines = [describe_model(model, model.model == current) for model in offered]
         lines.append("/model NAME [EFFORT] chooses one; /model all lists hidden ones too.")
         return self._notices.told(conversation, "\n".join(lines))
@@ -245,30 +264,20 @@ class CommandLine:
             staged = await self._choices.attach_image(conversation.id, Path(path))
             if not staged.ok:
                 return staged
-        outcome = await self._engine.submit(conversation.id, unknown.text)
+        outcome = await self._turns.submit(conversation.id, unknown.text)
         if outcome.accepted:
             conversation.unsettled.remove(unknown)
         return CommandResult(outcome.accepted, outcome.message)
 
     async def _describe_account(self, conversation: Conversation) -> CommandResult:
         try:
-            read = await self._engine.account()
+            said = await self._account.describe()
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(conversation.id, f"codex could not say: {error}")
-        account = read.account
-        if account is None:
-            needs = (
-                " codex needs one for its OpenAI models: /login"
-                if read.requires_openai_auth
-                else ""
-            )
-            return self._notices.told(conversation, f"Not signed in.{needs}")
-        who = f" as {account.email}" if account.email else ""
-        plan = f" ({account.plan_type})" if account.plan_type else ""
-        return self._notices.told(conversation, f"Signed in with {account.type}{who}{plan}.")
+        return self._notices.told(conversation, said)
 
     def _output(self, conversation: Conversation) -> CommandResult:
-        kept = self._engine.command_output(conversation.id)
+        kept = self._outputs.kept(conversation.id, None)
         if kept.path is None:
             return CommandResult(False, f"No command output is kept: {kept.problem}.")
         text = f"The latest command's whole output ({kept.size:,} bytes) is in {kept.path}"

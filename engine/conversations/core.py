@@ -3,7 +3,6 @@ all work with, made once by the Engine."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from anyio.abc import TaskGroup
@@ -12,6 +11,7 @@ from engine.conversations.conversation import Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.interactions import Interactions
 from engine.conversations.journal import Journal
+from engine.conversations.link import Link
 from engine.conversations.notices import Notices
 from engine.conversations.router import Router
 from engine.settings import Settings
@@ -30,9 +30,10 @@ class Core:
     """What codex asked that waits for the user."""
     tasks: TaskGroup
     """Where what outlives a call runs (the Engine's task group)."""
-    current: Callable[[], AppServer]
-    """The codex in use: it changes when codex is started (or reached) again."""
+    link: Link
+    """The codex in use, and how it is."""
 
     @property
     def server(self) -> AppServer:
-        return self.current()
+        """The codex in use: it changes when codex is started (or reached) again."""
+        return self.link.server

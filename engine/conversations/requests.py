@@ -15,14 +15,17 @@ from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.interactions import (
     Answer,
+    AnswerDoesNotFit,
     Interactions,
     PendingInteraction,
     Reply,
     grant_words,
     reply_for,
 )
+from engine.conversations.notices import Notices
 from engine.events import AnsweredBy, InteractionRequested, InteractionResolved
 from engine.events import InteractionOutcome as Outcome
+from engine.results import CommandResult
 from engine.transport.appserver import IncomingRequest
 from engine.transport.rpc import RequestId
 
@@ -54,6 +57,7 @@ class Requests:
         self._unknown = unknown
         """Show what codex-deck does not know (the router's)."""
         self._asked: dict[RequestId, _Asked] = {}
+        self._notices = Notices(emitter, conversations)
 
     def asked(self, incoming: IncomingRequest) -> None:
         """Open an interaction for a request (in stream order, so the diff it needs is known)."""
@@ -109,6 +113,28 @@ class Requests:
             self._asked.pop(request_id, None)
             if asked.pending is not None and asked.pending.outcome is None:
                 self.expire(asked.pending, "codex-deck stopped waiting for an answer", "codex-deck")
+
+    def respond(
+        self, reference: str, answer: Answer, conversation_id: str | None = None
+    ) -> CommandResult:
+        """Answer a pending interaction by id or unique id prefix (`Engine.respond`)."""
+        try:
+            pending = self._interactions.find(reference)
+        except KeyError as error:
+            return self._notices.failed(conversation_id, str(error.args[0]))
+        info = pending.info
+        if conversation_id is not None and info.conversation_id != conversation_id:
+            return self._notices.failed(
+                conversation_id, f"{info.id} belongs to another conversation"
+            )
+        if pending.outcome is not None:
+            already = "expired" if pending.outcome == "expired" else "already answered"
+            return self._notices.failed(conversation_id, f"{info.id} is {already}")
+        try:
+            detail = self.answer_with(pending, answer)
+        except AnswerDoesNotFit as error:
+            return self._notices.failed(conversation_id, f"{info.id}: {error}")
+        return CommandResult(True, f"{info.id}: {detail}")
 
     def answer_with(self, pending: PendingInteraction, answer: Answer) -> str:
         """Send the user's answer; returns what was decided, in words (never a secret).

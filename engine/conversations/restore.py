@@ -65,6 +65,12 @@ class Restorer:
         """Set once the conversations brought back at start are resumed and settled."""
         self._resuming = anyio.CancelScope()
 
+    async def restored(self) -> None:
+        """Wait until the conversations brought back from the store are resumed in codex and
+        each message that was in flight is settled (at once without a store)."""
+        if self._journal.store is not None:
+            await self.resumed.wait()
+
     def store_problem(self, problem: str | None) -> None:
         if problem is None:
             self._notice(None, "info", "The store takes writes again; codex-deck saves again.")

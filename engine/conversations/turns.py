@@ -18,6 +18,8 @@ from engine.conversations.conversation import (
     SubmissionMode,
 )
 from engine.conversations.core import Core
+from engine.conversations.notices import too_long
+from engine.conversations.restore import Restorer
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, StopOutcome, StopRequested, SubmissionAccepted
 from engine.images import ImageRefused, check_image, user_input
@@ -34,13 +36,38 @@ class Turns:
     """Starts, steers, queues and stops the turns of every conversation on the codex in use
     (`server()`: it changes when codex is started again)."""
 
-    def __init__(self, core: Core, closing: Callable[[], bool]) -> None:
+    def __init__(self, core: Core, restorer: Restorer) -> None:
         self._core = core
-        self._is_closing = closing
+        self._restorer = restorer
 
     @property
     def _closing(self) -> bool:
-        return self._is_closing()
+        return self._core.link.closing
+
+    async def submit(
+        self, conversation_id: str, text: str, mode: SubmitMode = "auto"
+    ) -> SubmitOutcome:
+        """Send a message (`Engine.submit`), once codex is back if it is being started again
+        and what was in flight before is settled; refused (a notice says why) when codex is
+        not running or the text is over its limit."""
+        conversation = self._core.conversations.get(conversation_id)
+        if not text.strip() and not conversation.images:
+            return SubmitOutcome(False, None, "")
+        link = self._core.link
+        if link.coming_back:
+            self._core.notices.say(
+                conversation, "info", "codex is restarting: the message goes once it is back."
+            )
+            await link.back.wait()
+        reason = link.not_running()
+        if reason is not None:
+            return self._core.notices.refused(
+                conversation, f"codex is not running ({reason}). Nothing was sent."
+            )
+        if len(text) > wire.TEXT_INPUT_CHARS:
+            return self._core.notices.refused(conversation, too_long("message", len(text)))
+        await self._restorer.restored()
+        return await self.send(conversation, text, mode)
 
     async def send(
         self, conversation: Conversation, text: str, mode: SubmitMode = "auto"

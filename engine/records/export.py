@@ -9,6 +9,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+import anyio
+
 from engine.events import (
     EngineEvent,
     InteractionRequested,
@@ -25,7 +27,7 @@ from engine.protocol import (
     ReasoningItem,
     UserMessageItem,
 )
-from engine.records.trace import Redactor
+from engine.records.trace import Redactor, jsonl
 
 
 def fenced(text: str, language: str = "") -> str:
@@ -105,3 +107,18 @@ def write_private(path: Path, text: str) -> None:
     os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
         file.write(text)
+
+
+async def export_markdown(
+    path: Path, title: str, events: list[EngineEvent], redact: Redactor
+) -> int:
+    """Write the conversation as Markdown for the user alone; returns its size."""
+    text = markdown(title, events, redact)
+    await anyio.to_thread.run_sync(write_private, path, text)
+    return len(text)
+
+
+async def export_jsonl(path: Path, events: list[EngineEvent], redact: Redactor) -> int:
+    """Write the trace as JSONL for the user alone; returns its lines."""
+    await anyio.to_thread.run_sync(write_private, path, jsonl(events, redact))
+    return len(events)

@@ -3,9 +3,13 @@ output, diffs. Case-insensitive; each hit comes with a one-line excerpt around t
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import anyio
 
 from engine.events import EngineEvent, ItemCompleted
 from engine.protocol import (
@@ -17,6 +21,10 @@ from engine.protocol import (
     UnknownItem,
     UserMessageItem,
 )
+from engine.records.recording import RecordingError, event_from_json
+
+if TYPE_CHECKING:
+    from engine.records.store import Store
 
 EXCERPT_CHARS = 90
 
@@ -104,3 +112,24 @@ def like_pattern(query: str) -> str:
     quoted = json.dumps(query, ensure_ascii=False)[1:-1]
     escaped = quoted.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+async def search(
+    kept: list[tuple[str, list[EngineEvent]]], store: Store | None, query: str, limit: int
+) -> list[SearchHit]:
+    """Where `kept` (each conversation's title and events) and the store's archived
+    conversations say `query`; newest first, `limit` hits at most."""
+
+    def in_memory() -> list[SearchHit]:
+        return [hit for title, got in kept for hit in search_events(got, query, title, limit)]
+
+    hits = await anyio.to_thread.run_sync(in_memory)
+    if store is not None:
+        rows = await anyio.to_thread.run_sync(store.archived_items_like, like_pattern(query), limit)
+        for _, title, thread_id, text in rows:
+            with contextlib.suppress(RecordingError, ValueError):
+                event = event_from_json(json.loads(text))
+                for hit in search_events([event], query, title, limit):
+                    hits.append(replace(hit, archived=True, thread_id=thread_id))
+    hits.sort(key=lambda hit: hit.at, reverse=True)
+    return hits[:limit]

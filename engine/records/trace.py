@@ -7,12 +7,14 @@ puts one `TraceGap` where events were dropped, saying how many.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import deque
 from collections.abc import Iterable
 
 from engine.events import EngineEvent, Stamp, TraceGap
 from engine.records.recording import event_to_json
+from engine.settings import Settings
 
 REDACTED = "[redacted]"
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")
@@ -79,6 +81,14 @@ class Redactor:
 
     def __init__(self, known: Iterable[str]) -> None:
         self._known = sorted({secret for secret in known if len(secret) >= 8}, key=len)[::-1]
+
+    @classmethod
+    def of(cls, settings: Settings) -> Redactor:
+        """For the API keys in the environment now: codex's own, and each provider's
+        `env_key`."""
+        names = {"OPENAI_API_KEY", "CODEX_API_KEY"}
+        names |= {p.env_key for p in settings.providers.values() if p.env_key}
+        return cls(os.environ[name] for name in names if os.environ.get(name))
 
     def __call__(self, text: str) -> str:
         for secret in self._known:
