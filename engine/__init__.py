@@ -2,7 +2,7 @@
 
 This is its face for front ends: with `engine.events`, `engine.protocol`, `engine.settings`,
 `engine.errors`, `engine.results`, `engine.frontend`, `engine.replay` and the slash commands'
-parser `engine.commands.parse`, the names below are
+parser `engine.commands.parse` with its commands `engine.commands.kinds`, the names below are
 all a front end imports (a contract in pyproject.toml keeps it so). Each is imported on first
 use, from the room that holds it, so `import engine` costs nothing at start-up.
 """

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.account import Account
-from engine.commands import parse as commands
+from engine.commands import kinds
+from engine.commands.parse import help_text, parse
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
@@ -70,40 +71,40 @@ class CommandLine:
         """Run one line of input: a slash command, or text for the agent."""
         conversation = self._conversations.get(conversation_id)
         try:
-            command = commands.parse(line)
-        except commands.CommandError as error:
+            command = parse(line)
+        except kinds.CommandError as error:
             return self._notices.failed(conversation.id, str(error))
-        if isinstance(command, commands.Say):
+        if isinstance(command, kinds.Say):
             outcome = await self._turns.submit(
                 conversation.id, command.text, "queue" if command.queue else "auto"
             )
             return CommandResult(outcome.accepted, outcome.message)
-        if isinstance(command, commands.Stop):
+        if isinstance(command, kinds.Stop):
             stopped = await self._turns.stop(conversation.id)
             return CommandResult(True, stopped.replace("_", " "))
-        if isinstance(command, commands.Reset):
+        if isinstance(command, kinds.Reset):
             return await self._turns.reset(conversation.id, self._side_chats.close_all)
-        if isinstance(command, commands.Respond):
+        if isinstance(command, kinds.Respond):
             return self._router.requests.respond(
                 command.interaction, command.answer, conversation.id
             )
-        if isinstance(command, commands.New):
+        if isinstance(command, kinds.New):
             created = await self._lifecycle.new(command.title)
             return CommandResult(True, f"Started {created.title!r}.", created.id)
-        if isinstance(command, commands.Rename):
+        if isinstance(command, kinds.Rename):
             renamed = self._lifecycle.rename(conversation.id, command.title)
             return CommandResult(True, f"Renamed to {renamed.title!r}.")
-        if isinstance(command, commands.Archive):
+        if isinstance(command, kinds.Archive):
             await self._lifecycle.archive(conversation.id)
             return CommandResult(True, "Archived.")
-        if isinstance(command, commands.Plan):
+        if isinstance(command, kinds.Plan):
             conversation.plan_mode = (
                 not conversation.plan_mode if command.on is None else command.on
             )
             self._router.updated(conversation)
             state = "on" if conversation.plan_mode else "off"
             return self._notices.told(conversation, f"Plan mode is {state} from the next turn.")
-        if isinstance(command, commands.Policy):
+        if isinstance(command, kinds.Policy):
             if command.approvals is not None:
                 conversation.approval_policy = command.approvals
                 message = f"Approvals: {command.approvals}, from the next turn."
@@ -112,19 +113,19 @@ class CommandLine:
                 message = f"Sandbox: {command.sandbox}, from the next turn."
             self._router.updated(conversation)
             return self._notices.told(conversation, message)
-        if isinstance(command, commands.Side):
+        if isinstance(command, kinds.Side):
             if command.question.strip():
                 return await self._side_questions.ask_aside(
                     conversation.id, command.question, new=command.new
                 )
             return self._notices.told(conversation, self._side_chats.describe(conversation.id))
-        if isinstance(command, commands.SideAction):
+        if isinstance(command, kinds.SideAction):
             if command.action == "close":
                 return await self._side_questions.close_side_chat(
                     conversation.id, command.side_chat
                 )
             return await self._side_questions.promote_side_chat(conversation.id, command.side_chat)
-        if isinstance(command, commands.AccountCommand):
+        if isinstance(command, kinds.AccountCommand):
             if command.action == "logout":
                 result = await self._account.sign_out()
                 self._notices.say(conversation, "info" if result.ok else "error", result.message)
@@ -136,13 +137,13 @@ class CommandLine:
                     "never typed into a message.",
                 )
             return await self._describe_account(conversation)
-        if isinstance(command, commands.Image):
+        if isinstance(command, kinds.Image):
             return await self._image(conversation, command)
-        if isinstance(command, commands.Unarchive):
+        if isinstance(command, kinds.Unarchive):
             if command.reference is None:
                 return await self._list_archived(conversation)
             return await self._threads.unarchive(command.reference)
-        if isinstance(command, commands.Export):
+        if isinstance(command, kinds.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
                 events = self._core.emitter.trace(conversation.id).all_events()
@@ -163,29 +164,29 @@ class CommandLine:
                     "out, or give /export a path outside it."
                 )
             return self._notices.told(conversation, told)
-        if isinstance(command, commands.Provider):
+        if isinstance(command, kinds.Provider):
             if command.name is None:
                 return self._list_providers(conversation)
             return await self._choices.switch_provider(conversation.id, command.name)
-        if isinstance(command, commands.Model):
+        if isinstance(command, kinds.Model):
             if command.name is None:
                 return await self._list_models(conversation, command.hidden)
             return await self._choices.choose_model(conversation.id, command.name, command.effort)
-        if isinstance(command, commands.Threads):
+        if isinstance(command, kinds.Threads):
             return await self._list_threads(conversation)
-        if isinstance(command, commands.OpenThread):
+        if isinstance(command, kinds.OpenThread):
             return await self._threads.open_thread(command.thread)
-        if isinstance(command, commands.Continue):
+        if isinstance(command, kinds.Continue):
             return self._turns.continue_queue(conversation.id)
-        if isinstance(command, commands.Resend):
+        if isinstance(command, kinds.Resend):
             return await self._resend(conversation)
-        if isinstance(command, commands.Output):
+        if isinstance(command, kinds.Output):
             return self._output(conversation)
-        if isinstance(command, commands.Session):
+        if isinstance(command, kinds.Session):
             text = session_info(conversation, self._settings).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)
-        text = commands.help_text()
+        text = help_text()
         self._notices.say(conversation, "info", text)
         return CommandResult(True, text)
 
@@ -234,7 +235,7 @@ class CommandLine:
         lines.append("/open ID makes one a conversation here (a unique start of its id is enough).")
         return self._notices.told(conversation, "\n".join(lines))
 
-    async def _image(self, conversation: Conversation, command: commands.Image) -> CommandResult:
+    async def _image(self, conversation: Conversation, command: kinds.Image) -> CommandResult:
         if command.path is not None:
             result = await self._choices.attach_image(conversation.id, Path(command.path))
             return self._notices.told(conversation, result.message) if result.ok else result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.commands.parse import (
+from engine.commands.kinds import (
     Archive,
     CommandError,
     Help,
@@ -17,9 +17,8 @@ from engine.commands.parse import (
     Side,
     SideAction,
     Stop,
-    help_text,
-    parse,
 )
+from engine.commands.parse import help_text, parse
 from engine.conversations.interactions import Approve, Cancel, Decline, Reply
 
 

@@ -24,7 +24,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.color import Color
 
-from engine.commands import parse as commands
+from engine.commands import kinds
+from engine.commands import parse as parsing
 from engine.errors import SettingsError
 from engine.protocol import UnknownItem, UnknownNotification
 from engine.protocol.items import ITEM_TYPES, parse_item
@@ -68,11 +69,11 @@ def test_any_line_parses_without_crashing(line: str, tally: Ledger) -> None:
         assert parsed is not None or refusal.strip()
 
 
-def parse(line: str) -> tuple[commands.Command | None, str]:
+def parse(line: str) -> tuple[kinds.Command | None, str]:
     """The command, or None and why it was refused."""
     try:
-        return commands.parse(line), ""
-    except commands.CommandError as error:
+        return parsing.parse(line), ""
+    except kinds.CommandError as error:
         return None, str(error)
 
 

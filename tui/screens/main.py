@@ -16,7 +16,8 @@ from textual.events import Resize
 from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer, SearchHit
-from engine.commands import parse as commands
+from engine.commands import kinds
+from engine.commands.parse import parse
 from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
@@ -63,12 +64,12 @@ BELOW = "▼ new output below · ctrl+end goes to it and follows"
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
-def typed_command(line: str) -> commands.Command | None:
+def typed_command(line: str) -> kinds.Command | None:
     """What the engine's parser makes of a line; None when it is wrong (the engine then says
     what is wrong with it, when the line is run)."""
     try:
-        return commands.parse(line)
-    except commands.CommandError:
+        return parse(line)
+    except kinds.CommandError:
         return None
 
 
@@ -497,17 +498,17 @@ class MainScreen(PacedScreen):
             self._note(HELD, error=False)
             return
         command = typed_command(event.text)
-        if isinstance(command, commands.AccountCommand) and command.action == "login":
+        if isinstance(command, kinds.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
         latest = self._transcript(self.current)
         ran = latest.last_command() if latest is not None else None
-        if isinstance(command, commands.Output) and ran is not None:
+        if isinstance(command, kinds.Output) and ran is not None:
             self._page_output(ran.entry)
             return
-        if isinstance(command, commands.Model) and command.name is None:
+        if isinstance(command, kinds.Model) and command.name is None:
             self._pick_model(self.current, event.text, command.hidden)
             return
         self._send(self.current, event.text, event.mode)
@@ -538,7 +539,7 @@ class MainScreen(PacedScreen):
         created = None
         command = typed_command(text)
         try:
-            if mode == "queue" and isinstance(command, commands.Say):
+            if mode == "queue" and isinstance(command, kinds.Say):
                 outcome = await self.backend.submit(conversation_id, command.text, "queue")
                 ok, message = outcome.accepted, outcome.message
             else:
@@ -555,7 +556,7 @@ class MainScreen(PacedScreen):
             self._note(f"Not sent: {message}" if message else "")
         if created is not None:
             await self._show_created(created)
-        elif ok and isinstance(command, commands.Side) and command.question:
+        elif ok and isinstance(command, kinds.Side) and command.question:
             self._side_shown(True)
             self.query_one(SidePanel).focus_input()
 
