@@ -13,7 +13,8 @@ from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage, UserMessage
 from tui.widgets.notes import TurnMarker
-from tui.widgets.side_panel import SidePanel, SideThread
+from tui.widgets.side_panel import SidePanel
+from tui.widgets.side_thread import SideThread
 
 pytestmark = pytest.mark.anyio
 

@@ -10,10 +10,8 @@ import anyio
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
+from textual.containers import Horizontal
 from textual.events import Resize
-from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer, SearchHit
 from engine.commands import kinds
@@ -30,9 +28,7 @@ from engine.events import (
     SideChatAsked,
     SideChatDelta,
     SideChatUpdated,
-    SubmissionAccepted,
     TokenUsageUpdated,
-    TurnStarted,
 )
 from engine.frontend import Backend
 from engine.replay import ReplayBackend
@@ -45,22 +41,19 @@ from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
-from tui.widgets.card import TITLES, InteractionCard
+from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
-from tui.widgets.composer import CommandCompletion, Composer
+from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
+from tui.widgets.conversation_view import ConversationView
 from tui.widgets.draft import HELD, Draft
-from tui.widgets.find_bar import Closed as FindClosed
-from tui.widgets.find_bar import FindBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.message import AgentMessage
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.trace_pane import TracePane
-from tui.widgets.transcript import Transcript
 
 NARROW_COLUMNS = 100
-BELOW = "▼ new output below · ctrl+end goes to it and follows"
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
@@ -110,32 +103,20 @@ class MainScreen(PacedScreen):
         self.backend: Backend | None = None
         self._failed = ""
         """Why the engine could not start, if it could not."""
-        self._strips: dict[str, str] = {}
-        """What each line above the message box shows."""
         self._anything_waits = False
-        self.current: str | None = None
         self._asked_for = conversation
         """The conversation to show first (`--conversation`), if any."""
         self._welcome = welcome
+        """What a new conversation's transcript says first (the demo's tour, offline)."""
         self._demo_tour = demo_tour
         self._infos: dict[str, ConversationInfo] = {}
-        self._queued: dict[str, list[tuple[str, str]]] = {}
         self.mounted = anyio.Event()
         """Set once the screen's widgets exist (the engine may be ready before they are)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield ConversationList()
-            with Vertical(id="center"):
-                yield ContentSwitcher(id="transcripts")
-                yield Static(BELOW, id="below", markup=False)
-                yield Static(id="queue", markup=False)
-                yield Static(id="waiting", markup=False)
-                yield Static(id="attachments", markup=False)
-                yield CommandCompletion()
-                yield Static(id="composer-note", markup=False)
-                yield FindBar(self._current_transcript)
-                yield Composer()
+            yield ConversationView(self._welcome)
             yield SidePanel()
             yield TracePane()
         yield StatusBar()
@@ -146,7 +127,7 @@ class MainScreen(PacedScreen):
             self._take_draft(self._typed())
         self.query_one(TracePane).display = False
         self._side_shown(False)
-        self._refresh_queue()
+        self._refresh_lines()
         self.mounted.set()
 
     def on_resize(self, event: Resize) -> None:
@@ -156,14 +137,24 @@ class MainScreen(PacedScreen):
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
 
+    @property
+    def view(self) -> ConversationView:
+        return self.query_one(ConversationView)
+
+    @property
+    def current(self) -> str | None:
+        """The conversation shown."""
+        return self.view.current
+
     async def backend_ready(
         self, backend: Backend, first: Awaitable[ConversationInfo] | None
     ) -> None:
         """The engine is up: show what it has, or `first`, the conversation started because
         it had none."""
         self.backend = backend
+        self.query_one(SidePanel).backend = backend
         if backend.offline:
-            self._welcome = self._demo_tour
+            self.view.welcome = self._demo_tour
         if first is not None:
             await self._update_conversation(await first)
         else:
@@ -180,7 +171,7 @@ class MainScreen(PacedScreen):
                 self._note(f"No single conversation's id starts with {self._asked_for!r}.")
         await self.show_conversation(shown)
         said = backend.general_notices()
-        transcript = self._transcript(shown)
+        transcript = self.view.transcript(shown)
         if said and transcript is not None:
             await transcript.apply(list(said))
         for notice in said:
@@ -190,7 +181,7 @@ class MainScreen(PacedScreen):
             self.status.set_engine_state("replay (read-only)")
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
-        composer = self.query_one(Composer)
+        composer = self.view.composer
         composer.engine = "up"
         held = composer.release()
         if held is not None:
@@ -200,7 +191,7 @@ class MainScreen(PacedScreen):
     def _take_draft(self, draft: Draft) -> None:
         """Carry on with what was typed before this screen was shown (a message sent then
         goes once the engine is up)."""
-        composer = self.query_one(Composer)
+        composer = self.view.composer
         composer.take(draft)
         self.set_focus(composer)
         if composer.held is not None:
@@ -209,13 +200,13 @@ class MainScreen(PacedScreen):
     @property
     def draft(self) -> Draft:
         """What is written in the composer."""
-        return self.query_one(Composer).draft
+        return self.view.composer.draft
 
     def backend_failed(self, reason: str) -> None:
         """The engine could not start: say why; what is written stays, held no longer."""
         self._failed = f"codex could not start: {reason}"
         self.status.set_engine_state("codex failed to start")
-        composer = self.query_one(Composer)
+        composer = self.view.composer
         composer.engine = "failed"
         composer.release()
         self._note(self._failed)
@@ -224,6 +215,7 @@ class MainScreen(PacedScreen):
         if not self.is_attached:
             return  # a main screen replaced (the app moved to another codex)
         by_conversation: dict[str, list[EngineEvent]] = {}
+        queue = self.view.queue
         for event in message.events:
             if isinstance(event, ConversationUpdated):
                 await self._update_conversation(event.info)
@@ -232,12 +224,8 @@ class MainScreen(PacedScreen):
                 self.status.set_engine_state(f"codex {event.status}{detail}")
             elif isinstance(event, InteractionRequested):
                 self._attention(event)
-            elif isinstance(event, SubmissionAccepted) and event.how == "queued":
-                queue = self._queued.setdefault(event.conversation_id or "", [])
-                queue.append((event.submission_id, event.text))
-            elif isinstance(event, TurnStarted):
-                queue = self._queued.get(event.conversation_id or "", [])
-                queue[:] = [q for q in queue if q[0] != event.submission_id]
+            else:
+                queue.take(event)
             if isinstance(event, Notice) and event.conversation_id is None:
                 if event.level == "error":
                     self.notify(inert(event.text), severity="error", markup=False)
@@ -246,7 +234,7 @@ class MainScreen(PacedScreen):
             elif event.conversation_id is not None:
                 by_conversation.setdefault(event.conversation_id, []).append(event)
         for conversation_id, events in by_conversation.items():
-            transcript = self._transcript(conversation_id)
+            transcript = self.view.transcript(conversation_id)
             if transcript is None:
                 continue
             await transcript.apply(events)
@@ -256,8 +244,7 @@ class MainScreen(PacedScreen):
         self.query_one(TracePane).add(list(message.events))
         if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
             self._refresh_status()
-        self._refresh_queue()
-        self._refresh_waiting()
+        self._refresh_lines()
 
     async def _side_events(self, events: Sequence[EngineEvent]) -> None:
         panel = self.query_one(SidePanel)
@@ -277,20 +264,15 @@ class MainScreen(PacedScreen):
     async def _update_conversation(self, info: ConversationInfo) -> None:
         self._infos[info.id] = info
         self.query_one(ConversationList).update_conversation(info)
-        if self._transcript(info.id) is None:
-            switcher = self.query_one(ContentSwitcher)
-            await switcher.add_content(Transcript(info.id, self._welcome, info.cwd))
+        await self.view.add(info)
         if info.queued == 0:
-            self._queued.pop(info.id, None)
+            self.view.queue.emptied(info.id)
         if info.id == self.current:
-            self._refresh_attachments()
-
-    def _current_transcript(self) -> Transcript | None:
-        return self._transcript(self.current) if self.current is not None else None
+            self._refresh_lines()
 
     def action_find(self) -> None:
         """Find text in the conversation shown (ctrl+f, or / outside the composer)."""
-        self.query_one(FindBar).open()
+        self.view.find_bar.open()
 
     async def search_conversations(self, query: str) -> list[SearchHit]:
         """The palette's search of every conversation (none before the engine is up)."""
@@ -309,32 +291,11 @@ class MainScreen(PacedScreen):
             await self._show_created(result.conversation_id)
         elif hit.conversation_id in self._infos:
             await self.show_conversation(hit.conversation_id)
-        self.query_one(FindBar).open(query)
-
-    @on(FindClosed)
-    def _find_closed(self) -> None:
-        self.query_one(Composer).focus()
-        self.action_follow()  # done reading where find went: back to what comes
+        self.view.find_bar.open(query)
 
     def action_follow(self) -> None:
         """Back to the end of the conversation, following what comes (ctrl+end)."""
-        transcript = self._current_transcript()
-        if transcript is not None:
-            transcript.follow()
-
-    @on(Transcript.Below)
-    def _below(self, event: Transcript.Below) -> None:
-        if event.transcript.conversation_id == self.current:
-            self.query_one("#below", Static).display = event.unseen
-
-    def _transcript(self, conversation_id: str) -> Transcript | None:
-        # Looked up among the switcher's children by id: a query would walk every widget of
-        # every transcript, on each batch of events (a quarter of the time with 8 streams).
-        switcher = self.query_one("#transcripts", ContentSwitcher)
-        try:
-            return switcher.get_child_by_id(f"transcript-{conversation_id}", Transcript)
-        except NoMatches:
-            return None
+        self.view.follow()
 
     async def _show_created(self, conversation_id: str) -> None:
         """Show a conversation a command just made (its transcript may not exist yet)."""
@@ -348,7 +309,7 @@ class MainScreen(PacedScreen):
     async def _show_history(self, conversation_id: str, recovered: bool = False) -> None:
         """Put the turns codex keeps for the conversation into its transcript; for one brought
         back at start, merged by time with what codex-deck said of it (and its trace)."""
-        transcript = self._transcript(conversation_id)
+        transcript = self.view.transcript(conversation_id)
         if transcript is None or self.backend is None:
             return
         events = await self.backend.history(conversation_id)
@@ -360,52 +321,25 @@ class MainScreen(PacedScreen):
         await transcript.apply(events)
 
     async def show_conversation(self, conversation_id: str) -> None:
-        find = self.query_one(FindBar)
-        if find.is_open and conversation_id != self.current:
-            find.action_close()
-        self.current = conversation_id
-        self.query_one(ContentSwitcher).current = f"transcript-{conversation_id}"
-        transcript = self._transcript(conversation_id)
-        if transcript is not None:
-            await transcript.catch_up()
-            transcript.follow()  # a conversation comes into view at its latest
-        self.query_one("#below", Static).display = False
+        await self.view.show(conversation_id)
         self.query_one(ConversationList).show(conversation_id)
         self.query_one(TracePane).show(conversation_id)
         self.query_one(SidePanel).show(conversation_id)
         self._refresh_status()
-        self._refresh_attachments()
-        self._refresh_queue()
-        self._refresh_waiting()
-        if self._focus_in_transcripts():
-            self.query_one(Composer).focus()  # nothing of the other conversation keeps keys
+        self._refresh_lines()
+        if self.view.focus_in_transcripts():
+            self.view.composer.focus()  # nothing of the other conversation keeps keys
 
-    def _focus_in_transcripts(self) -> bool:
-        focused = self.focused
-        switcher = self.query_one(ContentSwitcher)
-        return focused is not None and switcher in focused.ancestors
-
-    def _refresh_waiting(self) -> None:
-        """Say what waits for an answer in the conversation shown, and how to reach it."""
-        transcript = self._current_transcript()
-        waiting = transcript.waiting if transcript is not None else []
-        if not waiting:
-            text = ""
-        elif len(waiting) == 1:
-            info = waiting[0].info
-            if info.kind in ("question", "elicitation"):
-                asks = "codex has a question" if info.kind == "question" else "a tool asks"
-                typed = f"/respond {info.id} …"
-            else:
-                asks, typed = TITLES[info.kind], f"/approve {info.id}"
-            text = f"⚠ {asks} [{info.id}] · ctrl+g goes to it · or {typed}"
-        else:
-            text = f"⚠ {len(waiting)} requests wait for an answer — ctrl+g goes to the first"
-        anywhere = bool(waiting) or any(i.pending_interactions for i in self._infos.values())
+    def _refresh_lines(self) -> None:
+        """The lines above the message box, and ctrl+g in the key bar while something waits
+        for an answer anywhere."""
+        self.view.refresh_lines(self._infos.get(self.current or ""))
+        transcript = self.view.current_transcript()
+        here = transcript is not None and bool(transcript.waiting)
+        anywhere = here or any(i.pending_interactions for i in self._infos.values())
         if anywhere != self._anything_waits:
             self._anything_waits = anywhere
-            self.refresh_bindings()  # ctrl+g shows in the key bar while something waits
-        self._show_strip("waiting", text)
+            self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "go_to_request":
@@ -415,13 +349,13 @@ class MainScreen(PacedScreen):
     async def action_go_to_request(self) -> None:
         """Move to the request that waits longest here (ctrl+g; again: the next one), or,
         when none waits here, to the first conversation where one does."""
-        transcript = self._current_transcript()
+        transcript = self.view.current_transcript()
         if transcript is None or not transcript.waiting:
             elsewhere = [i.id for i in self._infos.values() if i.pending_interactions]
             if not elsewhere:
                 return
             await self.show_conversation(elsewhere[0])
-            transcript = self._current_transcript()
+            transcript = self.view.current_transcript()
             if transcript is None or not transcript.waiting:
                 return
         waiting = transcript.waiting
@@ -434,40 +368,12 @@ class MainScreen(PacedScreen):
 
     @on(InteractionCard.Left)
     def _left_card(self) -> None:
-        self.query_one(Composer).focus()
+        self.view.composer.focus()
 
     def _refresh_status(self) -> None:
         if self.backend is None or self.current is None:
             return
         self.status.show(self.backend.session_info(self.current), self._infos.get(self.current))
-
-    def _refresh_queue(self) -> None:
-        queued = self._queued.get(self.current or "", [])
-        lines = "\n".join(
-            f"queued {n}: {text.splitlines()[0][:70]}" for n, (_, text) in enumerate(queued, 1)
-        )
-        self._show_strip("queue", lines)
-
-    def _show_strip(self, name: str, text: str) -> None:
-        """Show `text` in the line `#name` above the message box (hidden when empty)."""
-        if self._strips.get(name) == text:
-            return  # every batch of events comes here; an update re-lays out the screen
-        self._strips[name] = text
-        strip = self.query_one(f"#{name}", Static)
-        strip.display = bool(text)
-        strip.update(text)
-
-    def _refresh_attachments(self) -> None:
-        info = self._infos.get(self.current or "")
-        images = info.images if info is not None else ()
-        strip = self.query_one("#attachments", Static)
-        strip.display = bool(images)
-        chips = "  ".join(f"[{image.label}]" for image in images)
-        strip.update(f"📎 {chips}  — sent with your next message · /image clear drops them")
-
-    @on(Composer.PasteRefused)
-    def _paste_refused(self, event: Composer.PasteRefused) -> None:
-        self._note(event.why)
 
     @on(Composer.ImagePasted)
     def _image_pasted(self, event: Composer.ImagePasted) -> None:
@@ -484,7 +390,7 @@ class MainScreen(PacedScreen):
             self._note("")
         else:
             self._note(f"Not attached: {result.message}")
-            self.query_one(Composer).insert(path)
+            self.view.composer.insert(path)
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
@@ -492,7 +398,7 @@ class MainScreen(PacedScreen):
             self._note(self._failed)
             return
         if self.backend is None or self.current is None:
-            composer = self.query_one(Composer)
+            composer = self.view.composer
             if composer.held is None:
                 composer.hold(event.mode)
             self._note(HELD, error=False)
@@ -503,7 +409,7 @@ class MainScreen(PacedScreen):
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
-        latest = self._transcript(self.current)
+        latest = self.view.transcript(self.current)
         ran = latest.last_command() if latest is not None else None
         if isinstance(command, kinds.Output) and ran is not None:
             self._page_output(ran.entry)
@@ -523,7 +429,7 @@ class MainScreen(PacedScreen):
             offered = await self.backend.models(include_hidden=hidden)
         except CodexDeckError as error:
             self._note(f"codex could not list its models: {error}")
-            self.query_one(Composer).give_back(line)
+            self.view.composer.give_back(line)
             return
         current = self.backend.session_info(conversation_id).model
         chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
@@ -547,7 +453,7 @@ class MainScreen(PacedScreen):
                 ok, message, created = result.ok, result.message, result.conversation_id
         except (CodexDeckError, OSError) as error:
             ok, message = False, why(error)
-        composer = self.query_one(Composer)
+        composer = self.view.composer
         if ok:
             composer.remember(text)
             self._note("")
@@ -565,17 +471,14 @@ class MainScreen(PacedScreen):
         self.query_one(SidePanel).display = shown
         self.set_class(shown, "-side-open")
         if not shown:
-            self.query_one(Composer).focus()
+            self.view.composer.focus()
 
     def _note(self, text: str, error: bool = True) -> None:
-        note = self.query_one("#composer-note", Static)
-        note.update(text)
-        note.set_class(not error, "-info")
-        note.display = bool(text)
+        self.view.note(text, error)
 
     @on(Composer.StopPressed)
     def _stop_pressed(self) -> None:
-        composer = self.query_one(Composer)
+        composer = self.view.composer
         if composer.held is not None:
             composer.release()
             self._note("")
@@ -585,7 +488,7 @@ class MainScreen(PacedScreen):
     @on(InteractionCard.Answered)
     def _answered(self, event: InteractionCard.Answered) -> None:
         self._respond(event.card.info.id, event.answer, event.card.info.conversation_id)
-        self.query_one(Composer).focus()
+        self.view.composer.focus()
 
     @work(group="send")
     @reported("The answer was not sent")
@@ -606,73 +509,25 @@ class MainScreen(PacedScreen):
         assert self.backend is not None
         await self.backend.execute(conversation_id, line)
 
-    @on(SidePanel.Ask)
-    def _ask_aside(self, event: SidePanel.Ask) -> None:
-        if event.question.startswith("/"):
-            self._side_command(event.conversation_id, event.question)
-        else:
-            self._side_question(event.conversation_id, event.question, event.side_chat_id)
-
-    @work(group="side")
-    @reported("The side question was not asked")
-    async def _side_question(
-        self, conversation_id: str, question: str, side_chat_id: str | None
-    ) -> None:
-        assert self.backend is not None
-        result = await self.backend.ask_aside(
-            conversation_id, question, side_chat_id, new=side_chat_id is None
-        )
-        self._side_result(question, result.ok, result.message)
-
-    @work(group="side")
-    @reported("The side chat command did not run")
-    async def _side_command(self, conversation_id: str, line: str) -> None:
-        assert self.backend is not None
-        result = await self.backend.execute(conversation_id, line)
-        self._side_result(line, result.ok, result.message)
-        if result.conversation_id is not None:
-            await self._show_created(result.conversation_id)
-
-    def _side_result(self, question: str, ok: bool, message: str) -> None:
-        panel = self.query_one(SidePanel)
-        if ok:
-            panel.sent(question)
-        else:
-            panel.note(f"Not sent: {message}")
-
-    @on(SidePanel.Act)
-    def _side_act(self, event: SidePanel.Act) -> None:
-        self._side_action(event.conversation_id, event.action, event.side_chat_id)
-
-    @work(group="side")
-    @reported("The side chat was not closed or kept")
-    async def _side_action(self, conversation_id: str, action: str, side_chat_id: str) -> None:
-        assert self.backend is not None
-        if action == "close":
-            result = await self.backend.close_side_chat(conversation_id, side_chat_id)
-        else:
-            result = await self.backend.promote_side_chat(conversation_id, side_chat_id)
-        self.query_one(SidePanel).note("" if result.ok else result.message)
-        text = inert(result.message)
-        self.notify(text, markup=False, severity="information" if result.ok else "error")
-        if result.conversation_id is not None:
-            await self._show_created(result.conversation_id)
+    @on(SidePanel.Made)
+    async def _side_made(self, event: SidePanel.Made) -> None:
+        await self._show_created(event.conversation_id)
 
     @on(SidePanel.Leave)
     def _side_leave(self) -> None:
         if self.has_class("-narrow"):
             self._side_shown(False)
         else:
-            self.query_one(Composer).focus()
+            self.view.composer.focus()
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
         await self.show_conversation(event.conversation_id)
-        self.query_one(Composer).focus()
+        self.view.composer.focus()
 
     @on(TracePane.Jump)
     def _jump(self, event: TracePane.Jump) -> None:
-        transcript = self._transcript(self.current or "")
+        transcript = self.view.transcript(self.current or "")
         cell = transcript.cell(event.item_id) if transcript is not None else None
         if transcript is not None and cell is not None:
             transcript.release_anchor()
@@ -708,7 +563,7 @@ class MainScreen(PacedScreen):
         created = await self.backend.new_conversation(f"Conversation {count}")
         await self._update_conversation(created)
         await self.show_conversation(created.id)
-        self.query_one(Composer).focus()
+        self.view.composer.focus()
 
     async def action_next_conversation(self, step: int) -> None:
         target = self.query_one(ConversationList).neighbour(step)
@@ -744,7 +599,7 @@ class MainScreen(PacedScreen):
         if trace.display:
             trace.query_one("DataTable").focus()
         else:
-            self.query_one(Composer).focus()
+            self.view.composer.focus()
 
     def action_trace_full(self) -> None:
         trace = self.query_one(TracePane)
@@ -765,7 +620,7 @@ class MainScreen(PacedScreen):
         self.toggle_class("-list-toggled")
 
     def action_toggle_output(self) -> None:
-        transcript = self._transcript(self.current or "")
+        transcript = self.view.transcript(self.current or "")
         command = transcript.last_command() if transcript is not None else None
         if command is not None:
             command.action_toggle_output()
@@ -798,19 +653,19 @@ class MainScreen(PacedScreen):
 
     async def action_show_earlier(self) -> None:
         """Bring back older entries of the conversation in view."""
-        transcript = self._current_transcript()
+        transcript = self.view.current_transcript()
         if transcript is not None:
             await transcript.action_show_earlier()
 
     def action_copy_answer(self) -> None:
-        transcript = self._transcript(self.current or "")
+        transcript = self.view.transcript(self.current or "")
         answers = transcript.query(AgentMessage) if transcript is not None else None
         if answers:
             self.app.copy_to_clipboard(answers.last().text)
             self.notify("Copied the last answer (OSC 52).")
 
     def action_focus_composer(self) -> None:
-        self.query_one(Composer).focus()
+        self.view.composer.focus()
 
     def action_session(self) -> None:
         self._run_line("/session")

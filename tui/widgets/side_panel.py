@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 
@@ -23,63 +23,16 @@ from engine.events import (
     SideChatInfo,
     SideChatUpdated,
 )
-from tui.entries import AgentEntry, UserEntry
+from engine.frontend import Backend
+from engine.results import CommandResult
+from tui.reported import reported
 from tui.text import inert
-from tui.widgets.message import AgentMessage, UserMessage
 from tui.widgets.ordered import OrderedInput
+from tui.widgets.side_thread import SideThread
 
 FRAME_SECONDS = 1 / 30
 OPEN_STATES = ("opening", "idle", "answering")
 EMPTY = "side-empty"
-
-
-class SideThread(VerticalScroll):
-    """One side chat's questions and answers."""
-
-    DEFAULT_CSS = """
-    SideThread { height: 1fr; padding: 0 1; }
-    SideThread .side-cut { color: $warning; }
-    """
-
-    def __init__(self, side_chat_id: str) -> None:
-        super().__init__(id=f"side-{side_chat_id}")
-        self._answer: AgentMessage | None = None
-        self._count = 0
-
-    @property
-    def dirty(self) -> bool:
-        return self._answer is not None and self._answer.dirty
-
-    async def asked(self, question: str) -> None:
-        self._count += 1
-        entry = UserEntry(key=f"q{self._count}", text=question)
-        self._answer = AgentMessage(AgentEntry(key=f"a{self._count}"))
-        await self.mount_all([UserMessage(entry), self._answer])
-        self.scroll_end(animate=False)
-
-    def add(self, text: str) -> None:
-        if self._answer is not None:
-            self._answer.entry.text += text
-            self._answer.add(text)
-
-    async def flush(self) -> None:
-        if self._answer is not None:
-            at_end = self.scroll_y >= self.max_scroll_y
-            await self._answer.flush()
-            if at_end:
-                self.scroll_end(animate=False)
-
-    async def answered(self, event: SideChatAnswered) -> None:
-        answer = self._answer
-        if answer is None:
-            return
-        answer.entry.text = event.answer
-        await answer.finish()
-        if event.cut:
-            note = f"(cut at {len(event.answer):,} characters: the side answer limit)"
-            await self.mount(Static(note, classes="side-cut", markup=False))
-        self._answer = None
-        self.scroll_end(animate=False)
 
 
 class SidePanel(Vertical, can_focus=False):
@@ -106,20 +59,11 @@ class SidePanel(Vertical, can_focus=False):
     ]
 
     @dataclass
-    class Ask(Message):
-        """Ask `question` in `side_chat_id` (None: a new side chat)."""
+    class Made(Message):
+        """A conversation was made from the side panel (a side chat kept as one, say)."""
 
         panel: SidePanel
         conversation_id: str
-        question: str
-        side_chat_id: str | None
-
-    @dataclass
-    class Act(Message):
-        panel: SidePanel
-        conversation_id: str
-        action: Literal["close", "promote"]
-        side_chat_id: str
 
     @dataclass
     class Leave(Message):
@@ -128,6 +72,8 @@ class SidePanel(Vertical, can_focus=False):
     def __init__(self) -> None:
         super().__init__(id="side-panel")
         self.conversation_id: str | None = None
+        self.backend: Backend | None = None
+        """What questions and commands go to (None until the engine is up)."""
         self._infos: dict[str, SideChatInfo] = {}
         self._active: dict[str, str] = {}
         self._new_next = False
@@ -252,7 +198,35 @@ class SidePanel(Vertical, can_focus=False):
         if not question or self.conversation_id is None:
             return
         side = None if self._new_next else self.active
-        self.post_message(self.Ask(self, self.conversation_id, question, side))
+        if question.startswith("/"):
+            self._command(self.conversation_id, question)
+        else:
+            self._ask(self.conversation_id, question, side)
+
+    @work(group="side")
+    @reported("The side question was not asked")
+    async def _ask(self, conversation_id: str, question: str, side_chat_id: str | None) -> None:
+        """Ask in `side_chat_id` (None: a new side chat)."""
+        if self.backend is not None:
+            result = await self.backend.ask_aside(
+                conversation_id, question, side_chat_id, new=side_chat_id is None
+            )
+            self._asked(question, result)
+
+    @work(group="side")
+    @reported("The side chat command did not run")
+    async def _command(self, conversation_id: str, line: str) -> None:
+        if self.backend is not None:
+            result = await self.backend.execute(conversation_id, line)
+            self._asked(line, result)
+            if result.conversation_id is not None:
+                self.post_message(self.Made(self, result.conversation_id))
+
+    def _asked(self, question: str, result: CommandResult) -> None:
+        if result.ok:
+            self.sent(question)
+        else:
+            self.note(f"Not sent: {result.message}")
 
     def action_leave(self) -> None:
         self.post_message(self.Leave(self))
@@ -275,4 +249,21 @@ class SidePanel(Vertical, can_focus=False):
     def action_act(self, action: Literal["close", "promote"]) -> None:
         side = self.active
         if side is not None and self.conversation_id is not None:
-            self.post_message(self.Act(self, self.conversation_id, action, side))
+            self._act(self.conversation_id, action, side)
+
+    @work(group="side")
+    @reported("The side chat was not closed or kept")
+    async def _act(
+        self, conversation_id: str, action: Literal["close", "promote"], side_chat_id: str
+    ) -> None:
+        if self.backend is None:
+            return
+        if action == "close":
+            result = await self.backend.close_side_chat(conversation_id, side_chat_id)
+        else:
+            result = await self.backend.promote_side_chat(conversation_id, side_chat_id)
+        self.note("" if result.ok else result.message)
+        text = inert(result.message)
+        self.notify(text, markup=False, severity="information" if result.ok else "error")
+        if result.conversation_id is not None:
+            self.post_message(self.Made(self, result.conversation_id))
