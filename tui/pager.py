@@ -44,3 +44,24 @@ def page(app: App[object], path: Path) -> str | None:
     except OSError as error:
         return f"Could not start {command[0]}: {error.strerror}; the output is in {path}"
     return None
+
+
+def page_output(app: App[object], kept: KeptOutput, screen_copy: str) -> None:
+    """A command's whole output in the pager: the kept file, or the screen's copy of it;
+    what went wrong is said in a notification."""
+    try:
+        path, temporary = output_file(kept, screen_copy)
+    except OSError as error:
+        app.notify(
+            f"The whole output was not kept ({kept.problem}) and no copy of the screen's "
+            f"part can be written ({error.strerror or error}); the screen shows its latest "
+            "part.",
+            severity="warning",
+            timeout=15,
+        )
+        return
+    problem = page(app, path)
+    if problem is not None:
+        app.notify(problem, severity="warning", timeout=15)
+    elif temporary:
+        path.unlink(missing_ok=True)

@@ -274,6 +274,24 @@ async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:
         assert not trace.display
 
 
+async def test_e_in_the_trace_pane_writes_the_trace_for_the_user_alone(
+    deck: Deck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    async with deck() as (app, pilot):
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await pilot.press("ctrl+t")
+        await pilot.press("e")
+        await until(pilot, lambda: list(tmp_path.glob("codex-deck-trace-*.jsonl")), "written")
+        [written] = tmp_path.glob("codex-deck-trace-*.jsonl")
+        assert written.stat().st_mode & 0o777 == 0o600
+        lines = written.read_text().splitlines()
+        told = f"Wrote {len(lines)} events to {written} (secrets redacted)."
+        await until(pilot, lambda: told in (str(n.message) for n in app._notifications), told)
+        assert any("show markdown" in line for line in lines), "the message sent is in it"
+
+
 async def test_an_approval_is_answered_with_a_key(deck: Deck, workspace: Path) -> None:
     async with deck() as (app, pilot):
         await type_and_send(app, pilot, "approval")

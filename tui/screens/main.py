@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
 
 import anyio
 from textual import on, work
@@ -13,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 
-from engine import Answer, SearchHit
+from engine import SearchHit
 from engine.commands import kinds
 from engine.commands.parse import parse
 from engine.errors import CodexDeckError
@@ -35,13 +33,12 @@ from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.entries import CommandEntry
 from tui.pacing import PacedScreen
-from tui.pager import output_file, page
-from tui.reported import reported, why
+from tui.pager import page_output
+from tui.reported import reported
 from tui.screens.models import ModelPicker
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
-from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
@@ -153,6 +150,8 @@ class MainScreen(PacedScreen):
         it had none."""
         self.backend = backend
         self.query_one(SidePanel).backend = backend
+        self.query_one(TracePane).backend = backend
+        self.view.backend = backend
         if backend.offline:
             self.view.welcome = self._demo_tour
         if first is not None:
@@ -366,31 +365,10 @@ class MainScreen(PacedScreen):
         if card is not None:
             card.reach()
 
-    @on(InteractionCard.Left)
-    def _left_card(self) -> None:
-        self.view.composer.focus()
-
     def _refresh_status(self) -> None:
         if self.backend is None or self.current is None:
             return
         self.status.show(self.backend.session_info(self.current), self._infos.get(self.current))
-
-    @on(Composer.ImagePasted)
-    def _image_pasted(self, event: Composer.ImagePasted) -> None:
-        if self.backend is not None and self.current is not None:
-            self._attach_pasted(self.current, event.path)
-
-    @work(group="send")
-    @reported("The image was not attached")
-    async def _attach_pasted(self, conversation_id: str, path: str) -> None:
-        """Attach a pasted image path; when it cannot be, say why and type the path instead."""
-        assert self.backend is not None
-        result = await self.backend.execute(conversation_id, f"/image {path}")
-        if result.ok:
-            self._note("")
-        else:
-            self._note(f"Not attached: {result.message}")
-            self.view.composer.insert(path)
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
@@ -416,8 +394,10 @@ class MainScreen(PacedScreen):
             return
         if isinstance(command, kinds.Model) and command.name is None:
             self._pick_model(self.current, event.text, command.hidden)
-            return
-        self._send(self.current, event.text, event.mode)
+        elif event.mode == "queue" and isinstance(command, kinds.Say):
+            self.view.queue_message(self.current, event.text, command.text)
+        else:
+            self.view.run(self.current, event.text)
 
     @work(group="models")
     @reported("The models could not be listed")
@@ -435,34 +415,14 @@ class MainScreen(PacedScreen):
         chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
         if chosen is not None:
             model, effort = chosen
-            self._send(conversation_id, f"/model {model} {effort or ''}".strip(), "auto")
+            self.view.run(conversation_id, f"/model {model} {effort or ''}".strip())
 
-    @work(group="send")
-    @reported("Not sent")
-    async def _send(self, conversation_id: str, text: str, mode: str) -> None:
-        """Send to the conversation that was in view when Enter was pressed."""
-        assert self.backend is not None
-        created = None
-        command = typed_command(text)
-        try:
-            if mode == "queue" and isinstance(command, kinds.Say):
-                outcome = await self.backend.submit(conversation_id, command.text, "queue")
-                ok, message = outcome.accepted, outcome.message
-            else:
-                result = await self.backend.execute(conversation_id, text)
-                ok, message, created = result.ok, result.message, result.conversation_id
-        except (CodexDeckError, OSError) as error:
-            ok, message = False, why(error)
-        composer = self.view.composer
-        if ok:
-            composer.remember(text)
-            self._note("")
-        else:
-            composer.give_back(text)
-            self._note(f"Not sent: {message}" if message else "")
-        if created is not None:
-            await self._show_created(created)
-        elif ok and isinstance(command, kinds.Side) and command.question:
+    @on(ConversationView.Ran)
+    async def _ran(self, event: ConversationView.Ran) -> None:
+        command = typed_command(event.line)
+        if event.created is not None:
+            await self._show_created(event.created)
+        elif event.ok and isinstance(command, kinds.Side) and command.question:
             self._side_shown(True)
             self.query_one(SidePanel).focus_input()
 
@@ -475,39 +435,6 @@ class MainScreen(PacedScreen):
 
     def _note(self, text: str, error: bool = True) -> None:
         self.view.note(text, error)
-
-    @on(Composer.StopPressed)
-    def _stop_pressed(self) -> None:
-        composer = self.view.composer
-        if composer.held is not None:
-            composer.release()
-            self._note("")
-            return
-        self._run_line("/stop")
-
-    @on(InteractionCard.Answered)
-    def _answered(self, event: InteractionCard.Answered) -> None:
-        self._respond(event.card.info.id, event.answer, event.card.info.conversation_id)
-        self.view.composer.focus()
-
-    @work(group="send")
-    @reported("The answer was not sent")
-    async def _respond(self, interaction_id: str, answer: Answer, conversation_id: str) -> None:
-        if self.backend is not None:
-            result = await self.backend.respond(interaction_id, answer, conversation_id)
-            if not result.ok:
-                self.notify(inert(result.message), severity="error", markup=False)
-
-    def _run_line(self, line: str, conversation_id: str | None = None) -> None:
-        target = conversation_id or self.current
-        if self.backend is not None and target is not None:
-            self._execute(target, line)
-
-    @work(group="send")
-    @reported("The command did not run")
-    async def _execute(self, conversation_id: str, line: str) -> None:
-        assert self.backend is not None
-        await self.backend.execute(conversation_id, line)
 
     @on(SidePanel.Made)
     async def _side_made(self, event: SidePanel.Made) -> None:
@@ -527,32 +454,11 @@ class MainScreen(PacedScreen):
 
     @on(TracePane.Jump)
     def _jump(self, event: TracePane.Jump) -> None:
-        transcript = self.view.transcript(self.current or "")
-        cell = transcript.cell(event.item_id) if transcript is not None else None
-        if transcript is not None and cell is not None:
-            transcript.release_anchor()
-            transcript.scroll_to_widget(cell, animate=False, top=True)
-            if cell.can_focus:
-                cell.focus()
+        self.view.jump(event.item_id)
 
     @on(TracePane.ShowRaw)
     def _raw(self, event: TracePane.ShowRaw) -> None:
         self.app.push_screen(RawEventScreen(event.event))
-
-    @on(TracePane.Export)
-    def _export(self) -> None:
-        self._export_trace()
-
-    @work(group="export")
-    @reported("The trace was not exported")
-    async def _export_trace(self) -> None:
-        if self.backend is None or self.current is None:
-            return
-        path = (
-            Path.cwd() / f"codex-deck-trace-{self.current}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-        )
-        count = await self.backend.export_trace(self.current, path)
-        self.notify(f"Wrote {count} events to {path} (secrets redacted).", markup=False)
 
     @work(group="send")
     @reported("No new conversation was started")
@@ -634,22 +540,7 @@ class MainScreen(PacedScreen):
         if self.backend is None or self.current is None:
             return
         kept = self.backend.command_output(self.current, entry.key)
-        try:
-            path, temporary = output_file(kept, entry.output)
-        except OSError as error:
-            self.notify(
-                f"The whole output was not kept ({kept.problem}) and no copy of the screen's "
-                f"part can be written ({error.strerror or error}); the screen shows its latest "
-                "part.",
-                severity="warning",
-                timeout=15,
-            )
-            return
-        problem = page(self.app, path)
-        if problem is not None:
-            self.notify(problem, severity="warning", timeout=15)
-        elif temporary:
-            path.unlink(missing_ok=True)
+        page_output(self.app, kept, entry.output)
 
     async def action_show_earlier(self) -> None:
         """Bring back older entries of the conversation in view."""
@@ -667,5 +558,9 @@ class MainScreen(PacedScreen):
     def action_focus_composer(self) -> None:
         self.view.composer.focus()
 
-    def action_session(self) -> None:
-        self._run_line("/session")
+    @work(group="send")
+    @reported("The session was not shown")
+    async def action_session(self) -> None:
+        """What the conversation runs on, said in it (F3, as /session)."""
+        if self.backend is not None and self.current is not None:
+            await self.backend.execute(self.current, "/session")

@@ -4,13 +4,22 @@ find bar and the message box."""
 
 from __future__ import annotations
 
-from textual import on
+from dataclasses import dataclass
+
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
+from engine import Answer
+from engine.errors import CodexDeckError
 from engine.events import ConversationInfo
+from engine.frontend import Backend
+from tui.reported import reported, why
+from tui.text import inert
+from tui.widgets.card import InteractionCard
 from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
@@ -21,12 +30,26 @@ BELOW = "▼ new output below · ctrl+end goes to it and follows"
 
 
 class ConversationView(Vertical):
+    """What is typed goes to the conversation shown (the screen says how: `run` or
+    `queue`); an answer on a card, a pasted image and Esc while a turn runs go there too."""
+
+    @dataclass
+    class Ran(Message):
+        """A line was run (`ok`: accepted), perhaps making a conversation (`created`)."""
+
+        view: ConversationView
+        line: str
+        ok: bool
+        created: str | None
+
     def __init__(self, welcome: str) -> None:
         super().__init__(id="center")
         self.welcome = welcome
         """What a new conversation's transcript says before anything happens in it."""
         self.current: str | None = None
         """The conversation shown."""
+        self.backend: Backend | None = None
+        """Where what is typed goes (None until the engine is up)."""
 
     def compose(self) -> ComposeResult:
         yield ContentSwitcher(id="transcripts")
@@ -93,6 +116,16 @@ class ConversationView(Vertical):
         if transcript is not None:
             transcript.follow()
 
+    def jump(self, item_id: str) -> None:
+        """Scroll to an item of the conversation shown (from the trace), and stay there."""
+        transcript = self.current_transcript()
+        cell = transcript.cell(item_id) if transcript is not None else None
+        if transcript is not None and cell is not None:
+            transcript.release_anchor()
+            transcript.scroll_to_widget(cell, animate=False, top=True)
+            if cell.can_focus:
+                cell.focus()
+
     def refresh_lines(self, info: ConversationInfo | None) -> None:
         """The lines above the message box, for the conversation shown (`info`)."""
         self.queue.show(self.current)
@@ -118,3 +151,87 @@ class ConversationView(Vertical):
     @on(Composer.PasteRefused)
     def _paste_refused(self, event: Composer.PasteRefused) -> None:
         self.note(event.why)
+
+    @work(group="send")
+    @reported("Not sent")
+    async def run(self, conversation_id: str, line: str) -> None:
+        """Run a line in the conversation that was in view when Enter was pressed."""
+        assert self.backend is not None
+        created = None
+        try:
+            result = await self.backend.execute(conversation_id, line)
+            ok, message, created = result.ok, result.message, result.conversation_id
+        except (CodexDeckError, OSError) as error:
+            ok, message = False, why(error)
+        self._sent(line, ok, message)
+        self.post_message(self.Ran(self, line, ok, created))
+
+    @work(group="send")
+    @reported("Not sent")
+    async def queue_message(self, conversation_id: str, line: str, text: str) -> None:
+        """Queue `text` (typed as `line`) to run after the conversation's running turn."""
+        assert self.backend is not None
+        try:
+            outcome = await self.backend.submit(conversation_id, text, "queue")
+            ok, message = outcome.accepted, outcome.message
+        except (CodexDeckError, OSError) as error:
+            ok, message = False, why(error)
+        self._sent(line, ok, message)
+
+    def _sent(self, line: str, ok: bool, message: str) -> None:
+        """Sent: the line goes into the history; refused: it stays in the box, with why."""
+        if ok:
+            self.composer.remember(line)
+            self.note("")
+        else:
+            self.composer.give_back(line)
+            self.note(f"Not sent: {message}" if message else "")
+
+    @on(Composer.ImagePasted)
+    def _image_pasted(self, event: Composer.ImagePasted) -> None:
+        if self.backend is not None and self.current is not None:
+            self._attach_pasted(self.current, event.path)
+
+    @work(group="send")
+    @reported("The image was not attached")
+    async def _attach_pasted(self, conversation_id: str, path: str) -> None:
+        """Attach a pasted image path; when it cannot be, say why and type the path instead."""
+        assert self.backend is not None
+        result = await self.backend.execute(conversation_id, f"/image {path}")
+        if result.ok:
+            self.note("")
+        else:
+            self.note(f"Not attached: {result.message}")
+            self.composer.insert(path)
+
+    @on(Composer.StopPressed)
+    def _stop_pressed(self) -> None:
+        composer = self.composer
+        if composer.held is not None:
+            composer.release()
+            self.note("")
+        elif self.backend is not None and self.current is not None:
+            self._stop(self.current)
+
+    @work(group="send")
+    @reported("The turn was not stopped")
+    async def _stop(self, conversation_id: str) -> None:
+        assert self.backend is not None
+        await self.backend.stop(conversation_id)
+
+    @on(InteractionCard.Answered)
+    def _answered(self, event: InteractionCard.Answered) -> None:
+        self._respond(event.card.info.id, event.answer, event.card.info.conversation_id)
+        self.composer.focus()
+
+    @work(group="send")
+    @reported("The answer was not sent")
+    async def _respond(self, interaction_id: str, answer: Answer, conversation_id: str) -> None:
+        if self.backend is not None:
+            result = await self.backend.respond(interaction_id, answer, conversation_id)
+            if not result.ok:
+                self.notify(inert(result.message), severity="error", markup=False)
+
+    @on(InteractionCard.Left)
+    def _left_card(self) -> None:
+        self.composer.focus()

@@ -9,7 +9,9 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -37,6 +39,8 @@ from engine.events import (
     TurnStarted,
     UnknownMessage,
 )
+from engine.frontend import Backend
+from tui.reported import reported
 from tui.text import duration, inert
 from tui.timeline import render, turn_timelines
 
@@ -164,13 +168,12 @@ class TracePane(Vertical):
     class ShowRaw(Message):
         event: EngineEvent
 
-    class Export(Message):
-        """Write the conversation's trace to a file."""
-
     def __init__(self) -> None:
         super().__init__(id="trace")
         self._rows: dict[str, deque[Row]] = {}
         self._shown: str | None = None
+        self.backend: Backend | None = None
+        """Where the trace is exported from (None until the engine is up)."""
         self._filter = "all"
         self._keys: dict[str, Row] = {}
         self._timeline_due = False
@@ -303,8 +306,16 @@ class TracePane(Vertical):
         if row is not None:
             self.post_message(self.ShowRaw(row.event))
 
-    def action_export(self) -> None:
-        self.post_message(self.Export())
+    @work(group="export")
+    @reported("The trace was not exported")
+    async def action_export(self) -> None:
+        """Write the conversation's trace to a file in the working directory."""
+        if self.backend is None or self._shown is None:
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = Path.cwd() / f"codex-deck-trace-{self._shown}-{stamp}.jsonl"
+        count = await self.backend.export_trace(self._shown, path)
+        self.notify(f"Wrote {count} events to {path} (secrets redacted).", markup=False)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
