@@ -43,9 +43,8 @@ from tui.widgets.command import CommandCell
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.conversation_view import ConversationView
-from tui.widgets.draft import HELD, Draft
+from tui.widgets.draft import Draft
 from tui.widgets.key_bar import KeyBar
-from tui.widgets.message import AgentMessage
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.trace_pane import TracePane
@@ -98,8 +97,6 @@ class MainScreen(PacedScreen):
         self._typed = typed
         """What was typed before this screen was shown, to carry on with."""
         self.backend: Backend | None = None
-        self._failed = ""
-        """Why the engine could not start, if it could not."""
         self._anything_waits = False
         self._asked_for = conversation
         """The conversation to show first (`--conversation`), if any."""
@@ -121,7 +118,7 @@ class MainScreen(PacedScreen):
 
     def on_mount(self) -> None:
         if self._typed is not None:
-            self._take_draft(self._typed())
+            self.view.take_draft(self._typed())
         self.query_one(TracePane).display = False
         self._side_shown(False)
         self._refresh_lines()
@@ -151,7 +148,6 @@ class MainScreen(PacedScreen):
         self.backend = backend
         self.query_one(SidePanel).backend = backend
         self.query_one(TracePane).backend = backend
-        self.view.backend = backend
         if backend.offline:
             self.view.welcome = self._demo_tour
         if first is not None:
@@ -180,21 +176,7 @@ class MainScreen(PacedScreen):
             self.status.set_engine_state("replay (read-only)")
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
-        composer = self.view.composer
-        composer.engine = "up"
-        held = composer.release()
-        if held is not None:
-            self._note("")
-            composer.submit(held)
-
-    def _take_draft(self, draft: Draft) -> None:
-        """Carry on with what was typed before this screen was shown (a message sent then
-        goes once the engine is up)."""
-        composer = self.view.composer
-        composer.take(draft)
-        self.set_focus(composer)
-        if composer.held is not None:
-            self._note(HELD, error=False)
+        self.view.engine_up(backend)
 
     @property
     def draft(self) -> Draft:
@@ -203,12 +185,8 @@ class MainScreen(PacedScreen):
 
     def backend_failed(self, reason: str) -> None:
         """The engine could not start: say why; what is written stays, held no longer."""
-        self._failed = f"codex could not start: {reason}"
         self.status.set_engine_state("codex failed to start")
-        composer = self.view.composer
-        composer.engine = "failed"
-        composer.release()
-        self._note(self._failed)
+        self.view.engine_failed(f"codex could not start: {reason}")
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
         if not self.is_attached:
@@ -232,11 +210,7 @@ class MainScreen(PacedScreen):
                     by_conversation.setdefault(self.current, []).append(event)
             elif event.conversation_id is not None:
                 by_conversation.setdefault(event.conversation_id, []).append(event)
-        for conversation_id, events in by_conversation.items():
-            transcript = self.view.transcript(conversation_id)
-            if transcript is None:
-                continue
-            await transcript.apply(events)
+        await self.view.apply(by_conversation)
         side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
         if side_events:
             await self._side_events(side_events)
@@ -348,22 +322,12 @@ class MainScreen(PacedScreen):
     async def action_go_to_request(self) -> None:
         """Move to the request that waits longest here (ctrl+g; again: the next one), or,
         when none waits here, to the first conversation where one does."""
-        transcript = self.view.current_transcript()
-        if transcript is None or not transcript.waiting:
-            elsewhere = [i.id for i in self._infos.values() if i.pending_interactions]
-            if not elsewhere:
-                return
+        if await self.view.reach_request():
+            return
+        elsewhere = [i.id for i in self._infos.values() if i.pending_interactions]
+        if elsewhere:
             await self.show_conversation(elsewhere[0])
-            transcript = self.view.current_transcript()
-            if transcript is None or not transcript.waiting:
-                return
-        waiting = transcript.waiting
-        focused = self.focused
-        within = [focused, *focused.ancestors] if focused is not None else []
-        at = next((n for n, entry in enumerate(waiting) if entry.widget in within), -1)
-        card = await transcript.card(waiting[(at + 1) % len(waiting)])
-        if card is not None:
-            card.reach()
+            await self.view.reach_request()
 
     def _refresh_status(self) -> None:
         if self.backend is None or self.current is None:
@@ -372,14 +336,7 @@ class MainScreen(PacedScreen):
 
     @on(Composer.Submitted)
     def _submitted(self, event: Composer.Submitted) -> None:
-        if self._failed:
-            self._note(self._failed)
-            return
-        if self.backend is None or self.current is None:
-            composer = self.view.composer
-            if composer.held is None:
-                composer.hold(event.mode)
-            self._note(HELD, error=False)
+        if self.view.held(event) or self.backend is None or self.current is None:
             return
         command = typed_command(event.text)
         if isinstance(command, kinds.AccountCommand) and command.action == "login":
@@ -387,8 +344,7 @@ class MainScreen(PacedScreen):
             if offer is not None:
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
-        latest = self.view.transcript(self.current)
-        ran = latest.last_command() if latest is not None else None
+        ran = self.view.latest_command()
         if isinstance(command, kinds.Output) and ran is not None:
             self._page_output(ran.entry)
             return
@@ -526,8 +482,8 @@ class MainScreen(PacedScreen):
         self.toggle_class("-list-toggled")
 
     def action_toggle_output(self) -> None:
-        transcript = self.view.transcript(self.current or "")
-        command = transcript.last_command() if transcript is not None else None
+        """Open or close the latest command's output (ctrl+o)."""
+        command = self.view.latest_command()
         if command is not None:
             command.action_toggle_output()
 
@@ -549,10 +505,9 @@ class MainScreen(PacedScreen):
             await transcript.action_show_earlier()
 
     def action_copy_answer(self) -> None:
-        transcript = self.view.transcript(self.current or "")
-        answers = transcript.query(AgentMessage) if transcript is not None else None
-        if answers:
-            self.app.copy_to_clipboard(answers.last().text)
+        answer = self.view.latest_answer()
+        if answer is not None:
+            self.app.copy_to_clipboard(answer)
             self.notify("Copied the last answer (OSC 52).")
 
     def action_focus_composer(self) -> None:

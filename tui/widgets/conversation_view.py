@@ -15,14 +15,17 @@ from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer
 from engine.errors import CodexDeckError
-from engine.events import ConversationInfo
+from engine.events import ConversationInfo, EngineEvent
 from engine.frontend import Backend
 from tui.reported import reported, why
 from tui.text import inert
 from tui.widgets.card import InteractionCard
+from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
+from tui.widgets.draft import HELD, Draft
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
+from tui.widgets.message import AgentMessage
 from tui.widgets.strips import AttachmentsStrip, ComposerNote, QueueStrip, WaitingStrip
 from tui.widgets.transcript import Transcript
 
@@ -50,6 +53,8 @@ class ConversationView(Vertical):
         """The conversation shown."""
         self.backend: Backend | None = None
         """Where what is typed goes (None until the engine is up)."""
+        self._failed = ""
+        """Why the engine could not start, if it could not."""
 
     def compose(self) -> ComposeResult:
         yield ContentSwitcher(id="transcripts")
@@ -74,6 +79,46 @@ class ConversationView(Vertical):
     def find_bar(self) -> FindBar:
         return self.get_child_by_type(FindBar)
 
+    def take_draft(self, draft: Draft) -> None:
+        """Carry on with what was typed before the main screen was shown (a message sent
+        then goes once the engine is up)."""
+        composer = self.composer
+        composer.take(draft)
+        self.screen.set_focus(composer)
+        if composer.held is not None:
+            self.note(HELD, error=False)
+
+    def held(self, event: Composer.Submitted) -> bool:
+        """Whether a message sent stays in the box instead: held until the engine is up, or
+        kept because it could not start (saying so)."""
+        if self._failed:
+            self.note(self._failed)
+            return True
+        if self.backend is not None:
+            return False
+        if self.composer.held is None:
+            self.composer.hold(event.mode)
+        self.note(HELD, error=False)
+        return True
+
+    def engine_up(self, backend: Backend) -> None:
+        """The engine is up: what is typed goes to it; a message held meanwhile goes now."""
+        self.backend = backend
+        composer = self.composer
+        composer.engine = "up"
+        held = composer.release()
+        if held is not None:
+            self.note("")
+            composer.submit(held)
+
+    def engine_failed(self, why: str) -> None:
+        """The engine could not start: say why; what is written stays, held no longer."""
+        self._failed = why
+        composer = self.composer
+        composer.engine = "failed"
+        composer.release()
+        self.note(why)
+
     def transcript(self, conversation_id: str | None) -> Transcript | None:
         # Looked up among the switcher's children by id: a query would walk every widget of
         # every transcript, on each batch of events (a quarter of the time with 8 streams).
@@ -91,6 +136,13 @@ class ConversationView(Vertical):
         if self.transcript(info.id) is None:
             switcher = self.get_child_by_type(ContentSwitcher)
             await switcher.add_content(Transcript(info.id, self.welcome, info.cwd))
+
+    async def apply(self, events: dict[str, list[EngineEvent]]) -> None:
+        """Each conversation's events, into its transcript."""
+        for conversation_id, its_events in events.items():
+            transcript = self.transcript(conversation_id)
+            if transcript is not None:
+                await transcript.apply(its_events)
 
     async def show(self, conversation_id: str) -> None:
         """Bring the conversation's transcript into view, at its latest."""
@@ -115,6 +167,32 @@ class ConversationView(Vertical):
         transcript = self.current_transcript()
         if transcript is not None:
             transcript.follow()
+
+    async def reach_request(self) -> bool:
+        """Move to the request that waits longest here (again: the next one); False when
+        none waits here."""
+        transcript = self.current_transcript()
+        if transcript is None or not transcript.waiting:
+            return False
+        waiting = transcript.waiting
+        focused = self.screen.focused
+        within = [focused, *focused.ancestors] if focused is not None else []
+        at = next((n for n, entry in enumerate(waiting) if entry.widget in within), -1)
+        card = await transcript.card(waiting[(at + 1) % len(waiting)])
+        if card is not None:
+            card.reach()
+        return True
+
+    def latest_command(self) -> CommandCell | None:
+        """The latest command of the conversation shown."""
+        transcript = self.current_transcript()
+        return transcript.last_command() if transcript is not None else None
+
+    def latest_answer(self) -> str | None:
+        """The text of the latest answer in the conversation shown."""
+        transcript = self.current_transcript()
+        answers = transcript.query(AgentMessage) if transcript is not None else None
+        return answers.last().text if answers else None
 
     def jump(self, item_id: str) -> None:
         """Scroll to an item of the conversation shown (from the trace), and stay there."""
