@@ -274,6 +274,10 @@ async def test_the_trace_pane_toggles_and_lists_the_turn(deck: Deck) -> None:
         assert not trace.display
 
 
+def written_traces(folder: Path) -> list[Path]:
+    return sorted(folder.glob("codex-deck-trace-*.jsonl"))
+
+
 async def test_e_in_the_trace_pane_writes_the_trace_for_the_user_alone(
     deck: Deck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -283,8 +287,8 @@ async def test_e_in_the_trace_pane_writes_the_trace_for_the_user_alone(
         await until(pilot, lambda: turn_markers(app), "the turn ends")
         await pilot.press("ctrl+t")
         await pilot.press("e")
-        await until(pilot, lambda: list(tmp_path.glob("codex-deck-trace-*.jsonl")), "written")
-        [written] = tmp_path.glob("codex-deck-trace-*.jsonl")
+        await until(pilot, lambda: written_traces(tmp_path), "the trace is written")
+        [written] = written_traces(tmp_path)
         assert written.stat().st_mode & 0o777 == 0o600
         lines = written.read_text().splitlines()
         told = f"Wrote {len(lines)} events to {written} (secrets redacted)."

@@ -11,7 +11,8 @@ from engine.replay import replay_backend
 from engine.settings import Settings
 from tests.tui.conftest import until
 from tui.app import CodexDeckApp
-from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript, joined_deltas
+from tui.entry_log import joined_deltas
+from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
 
 pytestmark = pytest.mark.anyio
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -21,21 +21,6 @@ from textual.widgets import Static
 
 from engine.events import (
     EngineEvent,
-    InteractionRequested,
-    InteractionResolved,
-    ItemCompleted,
-    ItemDelta,
-    ItemStarted,
-    Notice,
-    PlanUpdated,
-    TurnCompleted,
-)
-from engine.protocol import (
-    AgentMessageItem,
-    CommandExecutionItem,
-    FileChangeItem,
-    ReasoningItem,
-    UserMessageItem,
 )
 from tui.entries import (
     AgentEntry,
@@ -50,6 +35,7 @@ from tui.entries import (
     TurnEntry,
     UserEntry,
 )
+from tui.entry_log import EntryLog, joined_deltas
 from tui.pacing import PacedScreen
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
@@ -89,31 +75,6 @@ history): enough to fill the screen; the older ones come back with ctrl+home."""
 EARLIER_STEP = 150
 
 
-def joined_deltas(events: list[EngineEvent]) -> list[EngineEvent]:
-    """`events` with each run of deltas to the same part of the same item joined into one:
-    a fast stream brings hundreds in a batch, and each taken alone copies the text so far."""
-    joined: list[EngineEvent] = []
-    run: list[ItemDelta] = []
-    for event in [*events, None]:
-        if isinstance(event, ItemDelta) and run and _same_part(run[-1], event):
-            run.append(event)
-            continue
-        if len(run) > 1:
-            joined.append(replace(run[-1], text="".join(delta.text for delta in run)))
-        else:
-            joined += run
-        run = []
-        if isinstance(event, ItemDelta):
-            run.append(event)
-        elif event is not None:
-            joined.append(event)
-    return joined
-
-
-def _same_part(one: ItemDelta, other: ItemDelta) -> bool:
-    return (one.item_id, one.kind, one.index) == (other.item_id, other.kind, other.index)
-
-
 class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
@@ -133,15 +94,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self.conversation_id = conversation_id
         self.cwd = cwd
         self._welcome = welcome
-        self._entries: list[Entry] = []
-        self._by_key: dict[str, Entry] = {}
-        self._plans: dict[str, PlanEntry] = {}
-        self._waiting: dict[str, ApprovalEntry] = {}
-        """Requests not answered yet, oldest first."""
-        self._users_by_turn: set[str] = set()
+        self._log = EntryLog()
+        self._entries = self._log.entries
+        self._by_key = self._log.by_key
         self._window = WINDOW
         self._first_shown = 0
-        self._changed: list[Entry] = []
         self._streaming: set[Streamed] = set()
         self._flush_scheduled = False
         self._flush_due = 0.0
@@ -219,7 +176,7 @@ class Transcript(VerticalScroll, can_focus=False):
     @property
     def waiting(self) -> list[ApprovalEntry]:
         """The requests that wait for an answer, oldest first."""
-        return list(self._waiting.values())
+        return list(self._log.waiting.values())
 
     async def card(self, entry: ApprovalEntry) -> InteractionCard | None:
         """The card showing a request (brought back if it had left the window)."""
@@ -237,127 +194,18 @@ class Transcript(VerticalScroll, can_focus=False):
         """Show a batch of events."""
         shown_before = len(self._entries)
         for event in joined_deltas(events):
-            self._apply(event)
+            self._log.apply(event)
+        streamed, self._log.streamed = self._log.streamed, []
+        for entry, text in streamed:
+            if isinstance(entry.widget, Streamed):
+                entry.widget.add(text)
+                self._streaming.add(entry.widget)
         if not self.display:
             if self._unshown_from is None:
                 self._unshown_from = shown_before
             return
         await self._show(shown_before)
         self._schedule_flush()
-
-    def _apply(self, event: EngineEvent) -> None:
-        if isinstance(event, ItemDelta):
-            self._delta(event)
-        elif isinstance(event, ItemStarted):
-            self._started(event)
-        elif isinstance(event, ItemCompleted):
-            self._completed(event)
-        elif isinstance(event, TurnCompleted):
-            self._add(TurnEntry(key=f"turn-{event.turn_id}", event=event))
-        elif isinstance(event, Notice):
-            self._add(NoticeEntry(key=f"notice-{event.seq}", level=event.level, text=event.text))
-        elif isinstance(event, InteractionRequested):
-            info = event.interaction
-            key = f"interaction-{info.id}"
-            if key not in self._by_key:
-                self._waiting[key] = ApprovalEntry(key=key, info=info)
-                self._add(self._waiting[key])
-        elif isinstance(event, InteractionResolved):
-            entry = self._by_key.get(f"interaction-{event.interaction_id}")
-            self._waiting.pop(f"interaction-{event.interaction_id}", None)
-            if isinstance(entry, ApprovalEntry):
-                outcome = event.outcome.replace("_", " ")
-                detail = event.detail
-                entry.resolution = detail if detail.startswith(outcome) else f"{outcome} — {detail}"
-                self._changed.append(entry)
-        elif isinstance(event, PlanUpdated):
-            plan = self._plans.get(event.turn_id)
-            if plan is None:
-                self._plans[event.turn_id] = plan = PlanEntry(
-                    key=f"plan-{event.turn_id}", event=event
-                )
-                self._add(plan)
-            else:
-                plan.event = event
-                self._changed.append(plan)
-
-    def _add(self, entry: Entry) -> None:
-        if entry.key not in self._by_key:
-            self._by_key[entry.key] = entry
-            self._entries.append(entry)
-
-    def _started(self, event: ItemStarted) -> None:
-        item = event.item
-        if isinstance(item, UserMessageItem):
-            steered = event.turn_id in self._users_by_turn
-            self._users_by_turn.add(event.turn_id)
-            entry = UserEntry(key=item.id, text=item.text, steered=steered, images=item.images)
-            self._add(entry)
-        elif isinstance(item, AgentMessageItem):
-            self._add(AgentEntry(key=item.id, text=item.text))
-        elif isinstance(item, ReasoningItem):
-            self._add(ReasoningEntry(key=item.id, text="\n\n".join(item.summary)))
-        elif isinstance(item, CommandExecutionItem):
-            self._add(CommandEntry(key=item.id, item=item, status=item.status))
-        elif isinstance(item, FileChangeItem):
-            self._add(FileChangeEntry(key=item.id, item=item, status=item.status))
-
-    def _delta(self, event: ItemDelta) -> None:
-        entry = self._by_key.get(event.item_id)
-        if entry is None:
-            if event.kind == "agent_message":
-                entry = AgentEntry(key=event.item_id)
-            elif event.kind in ("reasoning_summary", "reasoning_text"):
-                entry = ReasoningEntry(key=event.item_id)
-            else:
-                return
-            self._add(entry)
-        if isinstance(entry, AgentEntry | ReasoningEntry):
-            entry.text += event.text
-        elif isinstance(entry, CommandEntry):
-            entry.add_output(event.text)
-        else:
-            return
-        widget = entry.widget
-        if isinstance(widget, Streamed):
-            widget.add(event.text)
-            self._streaming.add(widget)
-
-    def _completed(self, event: ItemCompleted) -> None:
-        item = event.item
-        entry = self._by_key.get(item.id)
-        if entry is None:
-            if isinstance(item, UserMessageItem):
-                self._add(UserEntry(key=item.id, text=item.text, images=item.images))
-            elif isinstance(item, AgentMessageItem):
-                self._add(AgentEntry(key=item.id, text=item.text))
-            elif isinstance(item, CommandExecutionItem):
-                entry = CommandEntry(key=item.id, item=item, status=event.status)
-                entry.set_output(item.aggregated_output or "")
-                self._add(entry)
-            elif isinstance(item, FileChangeItem):
-                self._add(FileChangeEntry(key=item.id, item=item, status=event.status))
-            elif not isinstance(item, ReasoningItem):
-                self._add(ToolEntry(key=item.id, item=item, status=event.status))
-            return
-        if isinstance(entry, AgentEntry) and isinstance(item, AgentMessageItem) and item.text:
-            entry.text = item.text
-        elif isinstance(entry, ReasoningEntry) and isinstance(item, ReasoningItem) and item.summary:
-            entry.text = "\n\n".join(item.summary)
-        elif isinstance(entry, CommandEntry):
-            if isinstance(item, CommandExecutionItem):
-                entry.item = item
-                # Codex's completed item carries the first MiB of the output at most: when
-                # more came as deltas, the screen keeps their latest part.
-                final = item.aggregated_output
-                if final is not None and len(final) >= entry.streamed:
-                    entry.set_output(final)
-            entry.status = event.status
-        elif isinstance(entry, FileChangeEntry):
-            if isinstance(item, FileChangeItem):
-                entry.item = item
-            entry.status = event.status
-        self._changed.append(entry)
 
     async def _show(self, shown_before: int) -> None:
         """Give widgets to new entries, update changed ones, and keep the window bounded."""
@@ -377,7 +225,7 @@ class Transcript(VerticalScroll, can_focus=False):
         new = [e for e in self._entries[max(shown_before, first) :] if e.widget is None]
         if new:
             await self.mount_all([self._widget(entry) for entry in new])
-        changed, self._changed = self._changed, []
+        changed, self._log.changed = self._log.changed, []
         for entry in dict.fromkeys(changed):
             if entry.widget is not None and entry not in new:
                 await self._refresh(entry)
