@@ -19,7 +19,6 @@ import anyio
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.dom import DOMNode
 from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
@@ -305,22 +304,11 @@ class CodexDeckApp(KeysFirstApp):
     async def _record_events(
         self, backend: Backend, stream: Subscription[EngineEvent], path: Path
     ) -> None:
-        """Write the backend's events to `path` until it closes, starting with what it
-        already shows (its conversations, their history and pending requests)."""
-        from engine import write_recording
-        from engine.events import ConversationUpdated, InteractionRequested, Stamp
+        """Write the backend's events to `path` until it closes (`tui.recorder`)."""
+        from tui.recorder import record
 
-        prelude: list[EngineEvent] = []
-        for info in backend.conversations():
-            stamp = Stamp(seq=0, at=time.time(), conversation_id=info.id)
-            prelude.append(ConversationUpdated(**stamp, info=info))
-            prelude += await backend.history(info.id)
-        for interaction in backend.pending_interactions():
-            stamp = Stamp(seq=0, at=time.time(), conversation_id=interaction.conversation_id)
-            prelude.append(InteractionRequested(**stamp, interaction=interaction))
         try:
-            with stream:
-                await write_recording(path, prelude, stream, backend.redact)
+            await record(backend, stream, path)
         except OSError as error:
             self.notify(f"The recording stopped: {path}: {error}", severity="error", timeout=30)
 
@@ -365,39 +353,12 @@ class CodexDeckApp(KeysFirstApp):
         alert(self, event.text, self.settings.ui.notifications)
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen
-        from tui.widgets.approval import ApprovalCard
-        from tui.widgets.card import InteractionCard
-        from tui.widgets.command import CommandCell
-        from tui.widgets.form import FormCard
-        from tui.widgets.question import QuestionCard
-        from tui.widgets.side_panel import SidePanel
-        from tui.widgets.trace_pane import TracePane
+        from tui.screens.help import HelpScreen, keys_in
 
-        keys = []
-        owners: list[type[DOMNode] | DOMNode] = [self, *self.screen_stack]
-        owners += [InteractionCard, ApprovalCard, QuestionCard, FormCard]
-        owners += [CommandCell, TracePane, SidePanel]
-        where: dict[object, str] = {
-            InteractionCard: "on a request's card (ctrl+g goes there)",
-            ApprovalCard: "on an approval card (ctrl+g goes there)",
-            QuestionCard: "on a question card (ctrl+g goes there)",
-            FormCard: "on a form card (ctrl+g goes there)",
-            CommandCell: "on a command cell",
-            TracePane: "in the trace pane (ctrl+t)",
-            SidePanel: "in the side panel (F4)",
-        }
-        for owner in owners:
-            for binding in owner.BINDINGS:
-                if not isinstance(binding, Binding) or not binding.id:
-                    continue
-                if owner is self and not self.check_action(binding.action, ()):
-                    continue  # keys of a mode not in use (the replay's)
-                key = self.settings.ui.keys.get(binding.id, binding.key)
-                does = binding.description or binding.action
-                there = f" — {where[owner]}" if owner in where else ""
-                keys.append((key, f"{does}{there}  [{binding.id}]"))
-        self.push_screen(HelpScreen(keys))
+        own = [
+            b for b in self.BINDINGS if isinstance(b, Binding) and self.check_action(b.action, ())
+        ]
+        self.push_screen(HelpScreen(keys_in(own, self.screen_stack, self.settings.ui.keys)))
 
     async def action_quit(self) -> None:
         """Close the engine first: pending approvals are declined, running turns stopped.

@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from engine import COMMANDS
+from tui.widgets.approval import ApprovalCard
+from tui.widgets.card import InteractionCard
+from tui.widgets.command import CommandCell
+from tui.widgets.form import FormCard
+from tui.widgets.question import QuestionCard
+from tui.widgets.side_panel import SidePanel
+from tui.widgets.trace_pane import TracePane
 
 COMPOSER_KEYS = (
     ("enter", "send (steers the running turn)"),
@@ -20,6 +30,37 @@ COMPOSER_KEYS = (
     ("up, down", "earlier messages (on the first or last line)"),
     ("/", "complete a slash command"),
 )
+
+
+WHERE: dict[type[DOMNode], str] = {
+    InteractionCard: "on a request's card (ctrl+g goes there)",
+    ApprovalCard: "on an approval card (ctrl+g goes there)",
+    QuestionCard: "on a question card (ctrl+g goes there)",
+    FormCard: "on a form card (ctrl+g goes there)",
+    CommandCell: "on a command cell",
+    TracePane: "in the trace pane (ctrl+t)",
+    SidePanel: "in the side panel (F4)",
+}
+"""The widgets with keys of their own, and where the user is for those keys to work."""
+
+
+def keys_in(
+    app_bindings: Sequence[Binding], screens: Iterable[Screen[object]], keys: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """Each key (as the settings' `keys` have it) and what it does, with where it works when
+    that is only somewhere: the app's bindings given, each screen's, each widget's."""
+    owners: list[tuple[Sequence[object], str]] = [(app_bindings, "")]
+    owners += [(screen.BINDINGS, "") for screen in screens]
+    owners += [(widget.BINDINGS, f" — {where}") for widget, where in WHERE.items()]
+    return [
+        (
+            keys.get(binding.id, binding.key),
+            f"{binding.description or binding.action}{there}  [{binding.id}]",
+        )
+        for bindings, there in owners
+        for binding in bindings
+        if isinstance(binding, Binding) and binding.id
+    ]
 
 
 class HelpScreen(ModalScreen[None]):
