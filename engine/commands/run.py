@@ -54,54 +54,44 @@ class CommandLine:
 
     def __init__(self, core: Core, rooms: Rooms) -> None:
         self._core = core
-        self._conversations = core.conversations
-        self._router = core.router
+        self._rooms = rooms
         self._notices = core.notices
-        self._settings = core.settings
-        self._turns = rooms.turns
-        self._lifecycle = rooms.lifecycle
-        self._side_chats = rooms.side_chats
-        self._choices = rooms.choices
-        self._threads = rooms.threads
-        self._side_questions = rooms.side_questions
-        self._account = rooms.account
-        self._outputs = rooms.outputs
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent."""
-        conversation = self._conversations.get(conversation_id)
+        conversation = self._core.conversations.get(conversation_id)
         try:
             command = parse(line)
         except kinds.CommandError as error:
             return self._notices.failed(conversation.id, str(error))
         if isinstance(command, kinds.Say):
-            outcome = await self._turns.submit(
+            outcome = await self._rooms.turns.submit(
                 conversation.id, command.text, "queue" if command.queue else "auto"
             )
             return CommandResult(outcome.accepted, outcome.message)
         if isinstance(command, kinds.Stop):
-            stopped = await self._turns.stop(conversation.id)
+            stopped = await self._rooms.turns.stop(conversation.id)
             return CommandResult(True, stopped.replace("_", " "))
         if isinstance(command, kinds.Reset):
-            return await self._turns.reset(conversation.id, self._side_chats.close_all)
+            return await self._rooms.turns.reset(conversation.id, self._rooms.side_chats.close_all)
         if isinstance(command, kinds.Respond):
-            return self._router.requests.respond(
+            return self._core.router.requests.respond(
                 command.interaction, command.answer, conversation.id
             )
         if isinstance(command, kinds.New):
-            created = await self._lifecycle.new(command.title)
+            created = await self._rooms.lifecycle.new(command.title)
             return CommandResult(True, f"Started {created.title!r}.", created.id)
         if isinstance(command, kinds.Rename):
-            renamed = self._lifecycle.rename(conversation.id, command.title)
+            renamed = self._rooms.lifecycle.rename(conversation.id, command.title)
             return CommandResult(True, f"Renamed to {renamed.title!r}.")
         if isinstance(command, kinds.Archive):
-            await self._lifecycle.archive(conversation.id)
+            await self._rooms.lifecycle.archive(conversation.id)
             return CommandResult(True, "Archived.")
         if isinstance(command, kinds.Plan):
             conversation.plan_mode = (
                 not conversation.plan_mode if command.on is None else command.on
             )
-            self._router.updated(conversation)
+            self._core.router.updated(conversation)
             state = "on" if conversation.plan_mode else "off"
             return self._notices.told(conversation, f"Plan mode is {state} from the next turn.")
         if isinstance(command, kinds.Policy):
@@ -111,23 +101,27 @@ class CommandLine:
             else:
                 conversation.sandbox = command.sandbox
                 message = f"Sandbox: {command.sandbox}, from the next turn."
-            self._router.updated(conversation)
+            self._core.router.updated(conversation)
             return self._notices.told(conversation, message)
         if isinstance(command, kinds.Side):
             if command.question.strip():
-                return await self._side_questions.ask_aside(
+                return await self._rooms.side_questions.ask_aside(
                     conversation.id, command.question, new=command.new
                 )
-            return self._notices.told(conversation, self._side_chats.describe(conversation.id))
+            return self._notices.told(
+                conversation, self._rooms.side_chats.describe(conversation.id)
+            )
         if isinstance(command, kinds.SideAction):
             if command.action == "close":
-                return await self._side_questions.close_side_chat(
+                return await self._rooms.side_questions.close_side_chat(
                     conversation.id, command.side_chat
                 )
-            return await self._side_questions.promote_side_chat(conversation.id, command.side_chat)
+            return await self._rooms.side_questions.promote_side_chat(
+                conversation.id, command.side_chat
+            )
         if isinstance(command, kinds.AccountCommand):
             if command.action == "logout":
-                result = await self._account.sign_out()
+                result = await self._rooms.account.sign_out()
                 self._notices.say(conversation, "info" if result.ok else "error", result.message)
                 return result
             if command.action == "login":
@@ -142,13 +136,13 @@ class CommandLine:
         if isinstance(command, kinds.Unarchive):
             if command.reference is None:
                 return await self._list_archived(conversation)
-            return await self._threads.unarchive(command.reference)
+            return await self._rooms.threads.unarchive(command.reference)
         if isinstance(command, kinds.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
                 events = self._core.emitter.trace(conversation.id).all_events()
                 size = await export_markdown(
-                    target, conversation.title, events, Redactor.of(self._settings)
+                    target, conversation.title, events, Redactor.of(self._core.settings)
                 )
             except OSError as error:
                 return self._notices.failed(
@@ -156,7 +150,7 @@ class CommandLine:
                 )
             told = f"Exported to {target} ({size:,} characters)."
             if (
-                self._settings.codex.provider == OFFLINE_PROVIDER
+                self._core.settings.codex.provider == OFFLINE_PROVIDER
                 and not Path(command.path or "").is_absolute()
             ):
                 told += (
@@ -167,23 +161,25 @@ class CommandLine:
         if isinstance(command, kinds.Provider):
             if command.name is None:
                 return self._list_providers(conversation)
-            return await self._choices.switch_provider(conversation.id, command.name)
+            return await self._rooms.choices.switch_provider(conversation.id, command.name)
         if isinstance(command, kinds.Model):
             if command.name is None:
                 return await self._list_models(conversation, command.hidden)
-            return await self._choices.choose_model(conversation.id, command.name, command.effort)
+            return await self._rooms.choices.choose_model(
+                conversation.id, command.name, command.effort
+            )
         if isinstance(command, kinds.Threads):
             return await self._list_threads(conversation)
         if isinstance(command, kinds.OpenThread):
-            return await self._threads.open_thread(command.thread)
+            return await self._rooms.threads.open_thread(command.thread)
         if isinstance(command, kinds.Continue):
-            return self._turns.continue_queue(conversation.id)
+            return self._rooms.turns.continue_queue(conversation.id)
         if isinstance(command, kinds.Resend):
             return await self._resend(conversation)
         if isinstance(command, kinds.Output):
             return self._output(conversation)
         if isinstance(command, kinds.Session):
-            text = session_info(conversation, self._settings).describe()
+            text = session_info(conversation, self._core.settings).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)
         text = help_text()
@@ -191,7 +187,7 @@ class CommandLine:
         return CommandResult(True, text)
 
     async def _list_archived(self, conversation: Conversation) -> CommandResult:
-        archived = await self._threads.archived()
+        archived = await self._rooms.threads.archived()
         if not archived:
             return self._notices.told(conversation, "No conversation is archived.")
         listed = "\n".join(f"  {c.id[:8]}  {c.title}" for c in archived)
@@ -200,8 +196,8 @@ class CommandLine:
         )
 
     def _list_providers(self, conversation: Conversation) -> CommandResult:
-        current = session_info(conversation, self._settings).provider
-        names = list(self._settings.providers)
+        current = session_info(conversation, self._core.settings).provider
+        names = list(self._core.settings.providers)
         if not names:
             return self._notices.told(
                 conversation, "No [providers.NAME] in the settings; codex uses its own."
@@ -212,19 +208,19 @@ class CommandLine:
 
     async def _list_models(self, conversation: Conversation, hidden: bool) -> CommandResult:
         try:
-            offered = await self._choices.models(include_hidden=hidden)
+            offered = await self._rooms.choices.models(include_hidden=hidden)
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(
                 conversation.id, f"codex could not list its models: {error}"
             )
-        current = session_info(conversation, self._settings).model
+        current = session_info(conversation, self._core.settings).model
         lines = [describe_model(model, model.model == current) for model in offered]
         lines.append("/model NAME [EFFORT] chooses one; /model all lists hidden ones too.")
         return self._notices.told(conversation, "\n".join(lines))
 
     async def _list_threads(self, conversation: Conversation) -> CommandResult:
         try:
-            threads = await self._threads.codex_threads()
+            threads = await self._rooms.threads.codex_threads()
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(
                 conversation.id, f"codex could not list its threads: {error}"
@@ -237,12 +233,12 @@ class CommandLine:
 
     async def _image(self, conversation: Conversation, command: kinds.Image) -> CommandResult:
         if command.path is not None:
-            result = await self._choices.attach_image(conversation.id, Path(command.path))
+            result = await self._rooms.choices.attach_image(conversation.id, Path(command.path))
             return self._notices.told(conversation, result.message) if result.ok else result
         if command.clear:
             dropped = len(conversation.images)
             conversation.images.clear()
-            self._router.updated(conversation)
+            self._core.router.updated(conversation)
             return self._notices.told(conversation, f"Dropped {dropped} attached image(s).")
         if not conversation.images:
             return self._notices.told(
@@ -262,23 +258,23 @@ class CommandLine:
             )
         conversation.unknown_dropped()
         for path in unknown.images:
-            staged = await self._choices.attach_image(conversation.id, Path(path))
+            staged = await self._rooms.choices.attach_image(conversation.id, Path(path))
             if not staged.ok:
                 return staged
-        outcome = await self._turns.submit(conversation.id, unknown.text)
+        outcome = await self._rooms.turns.submit(conversation.id, unknown.text)
         if outcome.accepted:
             conversation.unsettled.remove(unknown)
         return CommandResult(outcome.accepted, outcome.message)
 
     async def _describe_account(self, conversation: Conversation) -> CommandResult:
         try:
-            said = await self._account.describe()
+            said = await self._rooms.account.describe()
         except (RpcError, ConnectionClosed) as error:
             return self._notices.failed(conversation.id, f"codex could not say: {error}")
         return self._notices.told(conversation, said)
 
     def _output(self, conversation: Conversation) -> CommandResult:
-        kept = self._outputs.kept(conversation.id, None)
+        kept = self._rooms.outputs.kept(conversation.id, None)
         if kept.path is None:
             return CommandResult(False, f"No command output is kept: {kept.problem}.")
         text = f"The latest command's whole output ({kept.size:,} bytes) is in {kept.path}"
