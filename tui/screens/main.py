@@ -301,7 +301,7 @@ class MainScreen(PacedScreen):
         self._refresh_status()
         self._refresh_lines()
         if self.view.focus_in_transcripts():
-            self.view.composer.focus()  # nothing of the other conversation keeps keys
+            self.set_focus(self.view.composer)  # nothing of the other conversation keeps keys
 
     def _refresh_lines(self) -> None:
         """The lines above the message box, and ctrl+g in the key bar while something waits
@@ -387,7 +387,7 @@ class MainScreen(PacedScreen):
         self.query_one(SidePanel).display = shown
         self.set_class(shown, "-side-open")
         if not shown:
-            self.view.composer.focus()
+            self.set_focus(self.view.composer)
 
     def _note(self, text: str, error: bool = True) -> None:
         self.view.note(text, error)
@@ -401,12 +401,12 @@ class MainScreen(PacedScreen):
         if self.has_class("-narrow"):
             self._side_shown(False)
         else:
-            self.view.composer.focus()
+            self.set_focus(self.view.composer)
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
         await self.show_conversation(event.conversation_id)
-        self.view.composer.focus()
+        self.set_focus(self.view.composer)
 
     @on(TracePane.Jump)
     def _jump(self, event: TracePane.Jump) -> None:
@@ -425,7 +425,7 @@ class MainScreen(PacedScreen):
         created = await self.backend.new_conversation(f"Conversation {count}")
         await self._update_conversation(created)
         await self.show_conversation(created.id)
-        self.view.composer.focus()
+        self.set_focus(self.view.composer)
 
     async def action_next_conversation(self, step: int) -> None:
         target = self.query_one(ConversationList).neighbour(step)
@@ -458,17 +458,19 @@ class MainScreen(PacedScreen):
         trace = self.query_one(TracePane)
         trace.display = not trace.display
         self.remove_class("-trace-full")
+        self.set_class(trace.display, "-trace-open")
         if trace.display:
-            trace.query_one("DataTable").focus()
+            self.set_focus(trace.query_one("DataTable"))
         else:
-            self.view.composer.focus()
+            self.set_focus(self.view.composer)
 
     def action_trace_full(self) -> None:
         trace = self.query_one(TracePane)
         full = not self.has_class("-trace-full")
         self.set_class(full, "-trace-full")
         trace.display = True
-        trace.query_one("DataTable").focus()
+        self.add_class("-trace-open")
+        self.set_focus(trace.query_one("DataTable"))
 
     def action_toggle_side(self) -> None:
         panel = self.query_one(SidePanel)
@@ -511,7 +513,7 @@ class MainScreen(PacedScreen):
             self.notify("Copied the last answer (OSC 52).")
 
     def action_focus_composer(self) -> None:
-        self.view.composer.focus()
+        self.set_focus(self.view.composer)
 
     @work(group="send")
     @reported("The session was not shown")

@@ -7,12 +7,14 @@ import time
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import events
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.events import BUSY_STATES, ConversationInfo
 from tui.text import clock, inert
+from tui.widgets.ordered import run_binding
 
 GROUPS = ("needs attention", "running", "idle")
 STATE_MARKS = {
@@ -43,6 +45,9 @@ class ConversationList(OptionList):
     ConversationList:focus { border-right: tall $primary; }
     """
 
+    keys_in_order = True
+    """Its keys act in the order typed (`tui.widgets.ordered`)."""
+
     @dataclass
     class Chosen(Message):
         """The user picked a conversation."""
@@ -53,6 +58,9 @@ class ConversationList(OptionList):
         @property
         def control(self) -> ConversationList:
             return self.conversation_list
+
+    async def on_key(self, event: events.Key) -> None:
+        await run_binding(self, event)
 
     def __init__(self) -> None:
         super().__init__(id="conversations")

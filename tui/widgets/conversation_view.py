@@ -202,7 +202,7 @@ class ConversationView(Vertical):
             transcript.release_anchor()
             transcript.scroll_to_widget(cell, animate=False, top=True)
             if cell.can_focus:
-                cell.focus()
+                self.screen.set_focus(cell)
 
     def refresh_lines(self, info: ConversationInfo | None) -> None:
         """The lines above the message box, for the conversation shown (`info`)."""
@@ -223,7 +223,7 @@ class ConversationView(Vertical):
 
     @on(FindClosed)
     def _find_closed(self) -> None:
-        self.composer.focus()
+        self.screen.set_focus(self.composer)
         self.follow()  # done reading where find went: back to what comes
 
     @on(Composer.PasteRefused)
@@ -300,7 +300,7 @@ class ConversationView(Vertical):
     @on(InteractionCard.Answered)
     def _answered(self, event: InteractionCard.Answered) -> None:
         self._respond(event.card.info.id, event.answer, event.card.info.conversation_id)
-        self.composer.focus()
+        self.screen.set_focus(self.composer)
 
     @work(group="send")
     @reported("The answer was not sent")
@@ -312,4 +312,4 @@ class ConversationView(Vertical):
 
     @on(InteractionCard.Left)
     def _left_card(self) -> None:
-        self.composer.focus()
+        self.screen.set_focus(self.composer)

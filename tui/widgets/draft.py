@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 PLACEHOLDER = "Write to codex · Enter sends · / lists the commands"
@@ -44,6 +45,13 @@ class DraftBox(TextArea):
             placeholder=PLACEHOLDER,
         )
         self.held: Mode | None = None
+
+    def render_line(self, y: int) -> Strip:
+        if self.content_size.width <= 0:
+            # Textual wraps the placeholder to the box's width, and at none it raises
+            # (range() arg 3 must not be zero): a box squeezed to nothing shows nothing.
+            return Strip.blank(0)
+        return super().render_line(y)
 
     @property
     def draft(self) -> Draft:

@@ -75,7 +75,7 @@ class FindBar(Horizontal):
         """Show the bar with the focus in it, finding `query` (else what was searched last,
         selected)."""
         self.add_class("-open")
-        self.input.focus()
+        self.screen.set_focus(self.input)
         if query is not None:
             with self.input.prevent(Input.Changed):
                 self.input.value = query

@@ -103,7 +103,7 @@ class SidePanel(Vertical, can_focus=False):
         self._refresh()
 
     def focus_input(self) -> None:
-        self.query_one(Input).focus()
+        self.screen.set_focus(self.query_one(Input))
 
     def note(self, text: str) -> None:
         note = self.query_one("#side-note", Static)

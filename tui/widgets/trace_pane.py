@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -43,6 +43,7 @@ from engine.frontend import Backend
 from tui.reported import reported
 from tui.text import duration, inert
 from tui.timeline import render, turn_timelines
+from tui.widgets.ordered import run_binding
 
 ROWS_KEPT = 4000
 KIND_CHARS = 20
@@ -140,6 +141,16 @@ def matches(row: Row, kind_filter: str) -> bool:
     return kind == "raw"
 
 
+class TraceTable(DataTable[str]):
+    """The trace's rows; its keys act in the order typed (ctrl+t ctrl+t at full speed left
+    the focus on the table it hid, and the keys typed next went to it)."""
+
+    keys_in_order = True
+
+    async def on_key(self, event: events.Key) -> None:
+        await run_binding(self, event)
+
+
 class TracePane(Vertical):
     """Enter jumps to the event's item in the transcript; r shows the raw event."""
 
@@ -182,7 +193,7 @@ class TracePane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static("trace · all", classes="trace-title")
         yield Static(classes="trace-timeline", markup=False)
-        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True)
+        table = TraceTable(cursor_type="row", zebra_stripes=True)
         self._add_columns(table, LABEL_CHARS)
         yield table
 
