@@ -99,19 +99,23 @@ class PacedScreen(Screen[None]):
 class KeysFirstApp(App[None]):
     """An app whose keys go first on a paced screen: the screen paints none of its frames
     between a key's arrival and the focused widget taking it (that frame would not show
-    the key), and paints the next one at once, past its budget."""
+    the key), and paints the next one at once, past its budget. On every screen, a key that
+    is not text, given to a widget that takes keys in order, is taken before the next."""
 
     async def on_event(self, event: events.Event) -> None:
-        screen = self.screen if isinstance(event, events.Key) and not event.is_forwarded else None
-        if not isinstance(screen, PacedScreen):
+        if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
+        screen = self.screen
+        paced = screen if isinstance(screen, PacedScreen) else None
         taker = self.focused or screen
-        screen.key_coming()
+        if paced is not None:
+            paced.key_coming()
         await super().on_event(event)
-        taker.call_later(screen.key_taken)
-        in_order = getattr(taker, "keys_in_order", False)
-        if in_order and isinstance(event, events.Key) and not event.is_printable:
+        if paced is not None:
+            taker.call_later(paced.key_taken)
+        # On any screen (a prompt's Enter too): the next key waits for this one to be taken.
+        if getattr(taker, "keys_in_order", False) and not event.is_printable:
             await taken(taker)
 
 

@@ -115,7 +115,8 @@ def test_keys_typed_at_full_speed_all_land_in_order(
 ) -> None:
     """Bursts as tmux sends them: 200 characters at once; ctrl+a ctrl+k on a line that wraps,
     then a command; a message sent and the next typed at once; a rename typed right after F2
-    (it saved nothing: the keys came before the prompt's field had the focus)."""
+    (it saved nothing: the keys came before the prompt's field had the focus), and the message
+    typed on at once after its Enter (lost with the prompt)."""
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
     terminal.wait_for("offline demo")
     burst = "".join(chr(ord("a") + n % 26) for n in range(200))
@@ -136,8 +137,12 @@ def test_keys_typed_at_full_speed_all_land_in_order(
     terminal.type("F2", "C-u")
     terminal.type("-l", "Renamed chat")
     terminal.type("Enter")
+    terminal.type("-l", ", and on")
     terminal.wait_for("Renamed chat")
     assert "Conversation 1" not in terminal.screen()
+    terminal.wait_until(
+        lambda: message_box(terminal.screen()) == "typed at once, and on", "the keys after Enter"
+    )
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -9,6 +10,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.widgets.ordered import OrderedInput
+
+
+class PromptInput(OrderedInput):
+    """The answer's field. Once Enter or Esc has ended the question, the field lets go of the
+    focus at once: what is typed next is kept for the screen below (`tui.app`), not taken by a
+    field that is going away (a message typed straight after a rename was lost)."""
+
+    async def on_key(self, event: events.Key) -> None:
+        await super().on_key(event)
+        if event.key in ("enter", "escape"):
+            self.screen.set_focus(None)
 
 
 class PromptScreen(ModalScreen[str | None]):
@@ -29,7 +41,7 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(self._question)
-            yield OrderedInput(value=self._value)
+            yield PromptInput(value=self._value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value)
