@@ -63,6 +63,11 @@ class Help:
 
 
 @dataclass(frozen=True, slots=True)
+class Quit:
+    """Close the app (a front end's to do; it asks first while a request waits)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AccountCommand:
     """Show the account, sign out, or (in a front end) open the sign-in screen."""
 
@@ -181,6 +186,7 @@ Command = (
     | Rename
     | Archive
     | Help
+    | Quit
     | Resend
     | Continue
     | Threads

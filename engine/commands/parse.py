@@ -28,6 +28,7 @@ from engine.commands.kinds import (
     Plan,
     Policy,
     Provider,
+    Quit,
     Rename,
     Resend,
     Reset,
@@ -316,6 +317,13 @@ COMMANDS: tuple[Usage, ...] = (
         _side_action("promote"),
     ),
     Usage("help", "", "list the commands", _no_arguments(Help())),
+    Usage(
+        "quit",
+        "",
+        "close codex-deck (ctrl+q): it asks first while a request waits for an answer",
+        _no_arguments(Quit()),
+    ),
+    Usage("exit", "", "the same as /quit", _no_arguments(Quit())),
 )
 
 _BY_NAME = {usage.name: usage for usage in COMMANDS}

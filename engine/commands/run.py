@@ -182,6 +182,10 @@ class CommandLine:
             text = session_info(conversation, self._core.settings).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)
+        if isinstance(command, kinds.Quit):
+            return self._notices.failed(
+                conversation.id, "/quit closes the app, which did not take it here: ctrl+q does."
+            )
         text = help_text()
         self._notices.say(conversation, "info", text)
         return CommandResult(True, text)

@@ -339,6 +339,9 @@ class MainScreen(PacedScreen):
         if self.view.held(event) or self.backend is None or self.current is None:
             return
         command = typed_command(event.text)
+        if isinstance(command, kinds.Quit):
+            self.run_worker(self.app.run_action("quit"), group="quit")
+            return
         if isinstance(command, kinds.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)
             if offer is not None:
