@@ -149,13 +149,13 @@ class Connection:
             self._lost.set()
 
     def _gone(self, reason: str) -> None:
-        link, emitter = self._core.link, self._core.emitter
+        link = self._core.link
         link.status = "failed"
         link.back = anyio.Event()
         if not self._restarts:
             link.back.set()  # nothing will start it again
-        with emitter.batch():
-            emitter.emit(EngineStatus(**emitter.stamp(None), status="failed", detail=reason))
+        with self._core.emitter.batch():
+            self._status("failed", reason)
             for pending in self._core.interactions.pending():
                 self._core.router.requests.expire(pending, "the app-server went away", "codex-deck")
             self._turns.codex_lost()

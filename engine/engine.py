@@ -39,7 +39,7 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
-from engine.records.export import export_jsonl, export_markdown
+from engine.records.export import export_jsonl
 from engine.records.outputs import CommandOutputs, KeptOutput
 from engine.records.search import SearchHit, search
 from engine.records.store import Store
@@ -52,7 +52,7 @@ from engine.side_chats.questions import SideQuestions
 from engine.transport.appserver import AppServer, Transport
 from engine.transport.fanout import Subscription
 from engine.transport.launch import Launch
-from engine.transport.offline import OFFLINE_NOISE, OFFLINE_PROVIDER
+from engine.transport.offline import OFFLINE_NOISE, is_offline
 from engine.transport.process import Spawned
 from engine.transport.tasks import task_group
 
@@ -82,7 +82,7 @@ class Engine:
         self._conversations = Conversations()
         self._notices = Notices(self._emitter, self._conversations)
         self._interactions = Interactions()
-        self.offline = settings.codex.provider == OFFLINE_PROVIDER
+        self.offline = is_offline(settings)
         """True when codex runs on the offline scripted model."""
         self._link = Link(server)
         self._router = Router(
@@ -398,9 +398,7 @@ class Engine:
 
     async def export_markdown(self, conversation_id: str, path: Path) -> int:
         """Write the conversation as Markdown with known secrets redacted; returns its size."""
-        conversation = self._conversations.get(conversation_id)
-        events = self._emitter.trace(conversation.id).all_events()
-        return await export_markdown(path, conversation.title, events, Redactor.of(self._settings))
+        return await self._lifecycle.export_markdown(conversation_id, path)
 
     def redact(self, text: str) -> str:
         """`text` with known secrets (and anything shaped like an API key) replaced."""

@@ -350,6 +350,14 @@ def parse(line: str) -> Command:
         raise CommandError(f"/{usage.name} {error}; usage: {usage.line}") from None
 
 
+def parsed(line: str) -> Command | None:
+    """What `parse` makes of a line; None when it is wrong (running it says what is wrong)."""
+    try:
+        return parse(line)
+    except CommandError:
+        return None
+
+
 def help_text() -> str:
     width = max(len(usage.line) for usage in COMMANDS)
     lines = [f"{usage.line:<{width}}  {usage.summary}" for usage in COMMANDS]

@@ -24,13 +24,11 @@ from engine.conversations.session import session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import Turns
 from engine.errors import ConnectionClosed, RpcError
-from engine.records.export import export_markdown
 from engine.records.outputs import CommandOutputs
-from engine.records.trace import Redactor
 from engine.results import CommandResult
 from engine.side_chats.manager import SideChats
 from engine.side_chats.questions import SideQuestions
-from engine.transport.offline import OFFLINE_PROVIDER
+from engine.transport.offline import is_offline
 
 THREAD_ID_SHOWN = 13
 
@@ -140,19 +138,13 @@ class CommandLine:
         if isinstance(command, kinds.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
             try:
-                events = self._core.emitter.trace(conversation.id).all_events()
-                size = await export_markdown(
-                    target, conversation.title, events, Redactor.of(self._core.settings)
-                )
+                size = await self._rooms.lifecycle.export_markdown(conversation.id, target)
             except OSError as error:
                 return self._notices.failed(
                     conversation.id, f"Could not write {target}: {error.strerror}"
                 )
             told = f"Exported to {target} ({size:,} characters)."
-            if (
-                self._core.settings.codex.provider == OFFLINE_PROVIDER
-                and not Path(command.path or "").is_absolute()
-            ):
+            if is_offline(self._core.settings) and not Path(command.path or "").is_absolute():
                 told += (
                     " The demo's workspace is thrown away when codex-deck closes: copy the file "
                     "out, or give /export a path outside it."

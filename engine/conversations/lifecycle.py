@@ -1,4 +1,5 @@
-"""A conversation's life in the list: made (with its Codex thread), renamed, archived."""
+"""A conversation's life in the list: made (with its Codex thread), renamed, archived,
+exported."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from engine.conversations.core import Core
 from engine.conversations.turns import Turns
 from engine.errors import RpcError
 from engine.events import BUSY_STATES, ConversationInfo
+from engine.records.export import export_markdown
+from engine.records.trace import Redactor
 
 CloseSideChats = Callable[[str, str], Awaitable[object]]
 """Close a conversation's side chats, saying why (the side chats' manager's)."""
 
 
 class Lifecycle:
-    """Makes, renames and archives conversations."""
+    """Makes, renames, archives and exports conversations."""
 
     def __init__(
         self, core: Core, turns: Turns, cwd: Path, close_side_chats: CloseSideChats
@@ -67,3 +70,14 @@ class Lifecycle:
                 await self._core.server.thread_archive(params)
         self._core.router.updated(conversation)
         return self.info(conversation)
+
+    async def export_markdown(self, conversation_id: str, path: Path) -> int:
+        """Write the conversation as Markdown with known secrets redacted; returns its size.
+
+        Raises:
+            OSError: the file could not be written.
+        """
+        conversation = self._core.conversations.get(conversation_id)
+        events = self._core.emitter.trace(conversation.id).all_events()
+        redact = Redactor.of(self._core.settings)
+        return await export_markdown(path, conversation.title, events, redact)

@@ -67,6 +67,11 @@ class DemoPlace:
         self.scratch.cleanup()
 
 
+def is_offline(settings: Settings) -> bool:
+    """Whether `settings` run codex on the offline scripted model (the demo's)."""
+    return settings.codex.provider == OFFLINE_PROVIDER
+
+
 def offline_settings(base: Settings, model: ModelServer, home: Path) -> Settings:
     """`base` with codex pointed at the scripted model, in its own CODEX_HOME.
 

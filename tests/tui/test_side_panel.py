@@ -157,3 +157,18 @@ async def test_on_a_narrow_terminal_the_panel_takes_the_screen_and_esc_gives_it_
         await pilot.press("f4")
         assert panel(app).display
         assert answers(shown_thread(app)) != []
+
+
+async def test_a_side_question_that_starts_with_a_slash_stays_in_the_side_chat(deck: Deck) -> None:
+    """`//…` in the side box (a question that starts with a slash) went to the conversation
+    as a message: the box sent every line starting with `/` to the conversation's commands."""
+    async with deck() as (app, pilot):
+        await after_a_turn(app, pilot)
+        said = [m.text for m in transcript(app).query(UserMessage)]
+        await pilot.press("f4")
+        box = panel(app).query_one(Input)
+        await pilot.press(*"//what did you do?", "enter")
+        await until(pilot, lambda: box.value == "", "the question is sent")
+        await until(pilot, lambda: "s1 /what did you do?" in tabs(app), "asked aside")
+        await until(pilot, lambda: "…" not in tabs(app), "the side answer ends")
+        assert [m.text for m in transcript(app).query(UserMessage)] == said

@@ -13,7 +13,7 @@ from textual.events import Resize
 
 from engine import SearchHit
 from engine.commands import kinds
-from engine.commands.parse import parse
+from engine.commands.parse import parsed
 from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
@@ -51,15 +51,6 @@ from tui.widgets.trace_pane import TracePane
 
 NARROW_COLUMNS = 100
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
-
-
-def typed_command(line: str) -> kinds.Command | None:
-    """What the engine's parser makes of a line; None when it is wrong (the engine then says
-    what is wrong with it, when the line is run)."""
-    try:
-        return parse(line)
-    except kinds.CommandError:
-        return None
 
 
 class MainScreen(PacedScreen):
@@ -338,7 +329,7 @@ class MainScreen(PacedScreen):
     def _submitted(self, event: Composer.Submitted) -> None:
         if self.view.held(event) or self.backend is None or self.current is None:
             return
-        command = typed_command(event.text)
+        command = parsed(event.text)
         if isinstance(command, kinds.Quit):
             self.run_worker(self.app.run_action("quit"), group="quit")
             return
@@ -354,7 +345,7 @@ class MainScreen(PacedScreen):
         if isinstance(command, kinds.Model) and command.name is None:
             self._pick_model(self.current, event.text, command.hidden)
         elif event.mode == "queue" and isinstance(command, kinds.Say):
-            self.view.queue_message(self.current, event.text, command.text)
+            self.view.run(self.current, event.text, queued=command.text)
         else:
             self.view.run(self.current, event.text)
 
@@ -378,7 +369,7 @@ class MainScreen(PacedScreen):
 
     @on(ConversationView.Ran)
     async def _ran(self, event: ConversationView.Ran) -> None:
-        command = typed_command(event.line)
+        command = parsed(event.line)
         if event.created is not None:
             await self._show_created(event.created)
         elif event.ok and isinstance(command, kinds.Side) and command.question:

@@ -33,8 +33,8 @@ BELOW = "▼ new output below · ctrl+end goes to it and follows"
 
 
 class ConversationView(Vertical):
-    """What is typed goes to the conversation shown (the screen says how: `run` or
-    `queue`); an answer on a card, a pasted image and Esc while a turn runs go there too."""
+    """What is typed goes to the conversation shown (the screen says how: run, or queued);
+    an answer on a card, a pasted image and Esc while a turn runs go there too."""
 
     @dataclass
     class Ran(Message):
@@ -232,38 +232,28 @@ class ConversationView(Vertical):
 
     @work(group="send")
     @reported("Not sent")
-    async def run(self, conversation_id: str, line: str) -> None:
-        """Run a line in the conversation that was in view when Enter was pressed."""
+    async def run(self, conversation_id: str, line: str, queued: str | None = None) -> None:
+        """Run a line in the conversation that was in view when Enter was pressed; with
+        `queued`, that text (typed as `line`) waits for the running turn instead. Sent, the
+        line goes into the history; refused, it stays in the box, with why."""
         assert self.backend is not None
         created = None
         try:
-            result = await self.backend.execute(conversation_id, line)
-            ok, message, created = result.ok, result.message, result.conversation_id
+            if queued is not None:
+                outcome = await self.backend.submit(conversation_id, queued, "queue")
+                ok, message = outcome.accepted, outcome.message
+            else:
+                result = await self.backend.execute(conversation_id, line)
+                ok, message, created = result.ok, result.message, result.conversation_id
         except (CodexDeckError, OSError) as error:
             ok, message = False, why(error)
-        self._sent(line, ok, message)
-        self.post_message(self.Ran(self, line, ok, created))
-
-    @work(group="send")
-    @reported("Not sent")
-    async def queue_message(self, conversation_id: str, line: str, text: str) -> None:
-        """Queue `text` (typed as `line`) to run after the conversation's running turn."""
-        assert self.backend is not None
-        try:
-            outcome = await self.backend.submit(conversation_id, text, "queue")
-            ok, message = outcome.accepted, outcome.message
-        except (CodexDeckError, OSError) as error:
-            ok, message = False, why(error)
-        self._sent(line, ok, message)
-
-    def _sent(self, line: str, ok: bool, message: str) -> None:
-        """Sent: the line goes into the history; refused: it stays in the box, with why."""
         if ok:
             self.composer.remember(line)
             self.note("")
         else:
             self.composer.give_back(line)
             self.note(f"Not sent: {message}" if message else "")
+        self.post_message(self.Ran(self, line, ok, created))
 
     @on(Composer.ImagePasted)
     def _image_pasted(self, event: Composer.ImagePasted) -> None:

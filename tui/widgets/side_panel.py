@@ -15,6 +15,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 
+from engine.commands.kinds import Say
+from engine.commands.parse import parsed
 from engine.events import (
     EngineEvent,
     SideChatAnswered,
@@ -198,20 +200,24 @@ class SidePanel(Vertical, can_focus=False):
         if not question or self.conversation_id is None:
             return
         side = None if self._new_next else self.active
-        if question.startswith("/"):
-            self._command(self.conversation_id, question)
+        command = parsed(question)
+        if isinstance(command, Say) and not command.queue:
+            self._ask(self.conversation_id, command.text, question, side)
         else:
-            self._ask(self.conversation_id, question, side)
+            self._command(self.conversation_id, question)
 
     @work(group="side")
     @reported("The side question was not asked")
-    async def _ask(self, conversation_id: str, question: str, side_chat_id: str | None) -> None:
-        """Ask in `side_chat_id` (None: a new side chat)."""
+    async def _ask(
+        self, conversation_id: str, question: str, typed: str, side_chat_id: str | None
+    ) -> None:
+        """Ask `question` (typed as `typed`: `//…` for one that starts with a slash) in
+        `side_chat_id` (None: a new side chat)."""
         if self.backend is not None:
             result = await self.backend.ask_aside(
                 conversation_id, question, side_chat_id, new=side_chat_id is None
             )
-            self._asked(question, result)
+            self._asked(typed, result)
 
     @work(group="side")
     @reported("The side chat command did not run")

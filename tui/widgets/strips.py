@@ -89,10 +89,11 @@ class AttachmentsStrip(Strip):
 
     def show(self, info: ConversationInfo | None) -> None:
         images = info.images if info is not None else ()
+        if not images:
+            self.say("")
+            return
         chips = "  ".join(f"[{image.label}]" for image in images)
-        self.say(
-            f"📎 {chips}  — sent with your next message · /image clear drops them" * bool(images)
-        )
+        self.say(f"📎 {chips}  — sent with your next message · /image clear drops them")
 
 
 class ComposerNote(Static):
