@@ -304,7 +304,9 @@ class Turns:
     async def stop_turn(self, conversation: Conversation) -> StopOutcome:
         if conversation.state not in BUSY_STATES:
             return "nothing_to_stop"
-        conversation.queue_held = True
+        # What is queued now waits (for the next message, or /continue); what is queued
+        # after the stop runs as it comes.
+        conversation.queue_held = bool(conversation.queue)
         conversation.stop_requested = True
         if conversation.turn_id is None:
             if conversation.submission is not None and conversation.submission.state == "queued":

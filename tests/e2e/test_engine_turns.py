@@ -130,6 +130,28 @@ async def test_queue_keeps_order_and_refuses_the_sixth(
     assert len(log.of(TurnCompleted, conversation.id)) == 6
 
 
+async def test_a_message_queued_turns_after_a_stop_runs_when_the_turn_before_it_ends(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path
+) -> None:
+    """A stop holds the messages queued then; it held every message queued later too (they
+    waited for a next message or /continue that nobody knew to give)."""
+    async with open_engine(scripted_model, codex_home, workspace) as (engine, log):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        assert await engine.stop(conversation.id) in ("stopped", "stop_requested")
+        scripted_model.release()
+        await log.turn_completed(conversation.id)
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        queued = await engine.submit(conversation.id, "count for me", "queue")
+        assert queued.how == "queued"
+        scripted_model.release()
+        await log.turn_completed(conversation.id, count=3)
+    texts = [request.user_text for request in scripted_model.responses_requests()]
+    assert texts[-1] == "count for me"
+
+
 async def test_the_running_cap_refuses_a_new_turn_and_sends_nothing(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path
 ) -> None:
