@@ -1,10 +1,11 @@
 """codex-deck's engine: drives the Codex app-server. Never imports textual, rich or tui.
 
-This is its face for front ends: with `engine.events`, `engine.protocol`, `engine.settings`,
-`engine.errors`, `engine.results`, `engine.frontend`, `engine.replay` and the slash commands'
-parser `engine.commands.parse` with its commands `engine.commands.kinds`, the names below are
-all a front end imports (a contract in pyproject.toml keeps it so). Each is imported on first
-use, from the room that holds it, so `import engine` costs nothing at start-up.
+This is its face for front ends: with `engine.events`, `engine.protocol`, `engine.settings`
+(and `engine.settings_source`, which reads them), `engine.errors`, `engine.results`,
+`engine.frontend`, `engine.replay` and the slash commands' parser `engine.commands.parse` with
+its commands `engine.commands.kinds`, the names below are all a front end imports (a contract
+in pyproject.toml keeps it so). Each is imported on first use, from the room that holds it, so
+`import engine` costs nothing at start-up.
 """
 
 from __future__ import annotations

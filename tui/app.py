@@ -23,7 +23,7 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from engine.errors import CodexDeckError
+from engine.errors import CodexDeckError, SettingsError
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
 from tui.collector import CHECK_SECONDS, Collector
@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from tui.bridge import AttentionNeeded
     from tui.screens.main import MainScreen
     from tui.screens.sign_in import OpenAccount
+
+Prepare = Callable[[], tuple[Settings, list[str]]]
+"""What the app runs, in a thread, once its first frame is painted: the settings read and
+checked, and what was wrong with them that is no error (`tui.startup.Startup.prepare`)."""
 
 SIGNED_OUT = (
     "codex has no account signed in, so this is the offline demo. Sign in to work with your "
@@ -94,11 +98,14 @@ class CodexDeckApp(KeysFirstApp):
         sign_in: SignIn | None = None,
         hints: Callable[[], Awaitable[list[str]]] | None = None,
         record: Path | None = None,
-        warnings: Sequence[str] = (),
+        prepare: Prepare | None = None,
     ) -> None:
         super().__init__()
-        self._warnings = list(warnings)
-        """What was wrong with the settings, told on the main screen."""
+        self._prepare = prepare
+        """Run in a thread once the first frame is painted, before the engine opens: the
+        settings read and checked (`settings` is the first frame's until then), and what
+        was wrong with them that the main screen tells."""
+        self._warnings: list[str] = []
         self._record = record
         """Where to write the session's events (`codex-deck --record`)."""
         self._recorder: Worker[None] | None = None
@@ -222,13 +229,13 @@ class CodexDeckApp(KeysFirstApp):
             await super().on_event(self._typed_meanwhile.pop(0))
         self._typed_meanwhile = None
         self._main_made.set()
-        await self._tell_settings_problems()
 
     async def _tell_settings_problems(self) -> None:
         """Tell, on the main screen, what the settings asked for that is not done: their
         unknown keys, a theme the app lacks, a key given to a binding nothing has."""
         from tui.keymap import ui_problems
 
+        await self._main_shown()
         problems, self._warnings = self._warnings, []
         problems += await asyncio.to_thread(ui_problems, self.settings.ui)
         if problems:
@@ -254,8 +261,12 @@ class CodexDeckApp(KeysFirstApp):
 
     @work(group="engine", exit_on_error=False)
     async def _run_engine(self) -> None:
-        """Open the engine and hand its events to the main screen until the app closes."""
+        """Read the settings (with `prepare`), open the engine and hand its events to the
+        main screen until the app closes."""
         try:
+            if self._prepare is not None:
+                self.settings, self._warnings = await asyncio.to_thread(self._prepare)
+            self.run_worker(self._tell_settings_problems(), group="settings")
             async with self._open_backend() as backend:
                 events = backend.events()
                 if self._record is not None:
@@ -289,8 +300,13 @@ class CodexDeckApp(KeysFirstApp):
                         break
                     self._collector.busy()
                     self.main.post_message(EngineBatch(batch))
+        except SettingsError as error:
+            why = f"the settings could not be read: {error} (`codex-deck config --edit` fixes them)"
+            (await self._main_shown()).backend_failed("settings need fixing", why)
+            self._collector.settled()
         except CodexDeckError as error:
-            (await self._main_shown()).backend_failed(str(error))
+            why = f"codex could not start: {error}"
+            (await self._main_shown()).backend_failed("codex failed to start", why)
             self._collector.settled()
 
     @work(thread=True, group="warm-up")

@@ -9,22 +9,15 @@ import os
 import shlex
 import subprocess
 import sys
-from contextlib import AbstractAsyncContextManager
-from dataclasses import replace
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine import DemoPlace, Spawned, find_codex, launch_for, spawn
+from engine import find_codex
 from engine.errors import CodexDeckError, SettingsError
-from engine.settings import CONFIG_ENV, Settings, config_path, load_settings, settings_report
+from engine.settings import CONFIG_ENV, Settings, config_path
 from engine.version import __version__
 from tui.addresses import checked_connection
-
-if TYPE_CHECKING:
-    from engine import Attach
-    from engine.frontend import Backend
-    from tui.screens.sign_in import Account
+from tui.startup import Startup, read_settings
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -140,103 +133,69 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve_in_browser(args)
     try:
-        settings, warnings = load_settings()
         if args.command == "replay":
-            return play_recording(settings, args)
+            return play_recording(read_settings(args)[0], args)
         if args.record is not None:
             check_writable(args.record)
         if args.cwd is not None:
-            cwd = args.cwd.expanduser().resolve()
-            if not cwd.is_dir():
+            args.cwd = args.cwd.expanduser().resolve()
+            if not args.cwd.is_dir():
                 raise SettingsError(f"--cwd {args.cwd}: not a directory")
-            settings = replace(settings, codex=replace(settings.codex, cwd=cwd))
-        if args.command == "config":
-            print_config(settings, warnings)
-            return 0
         if args.token_file is not None and not args.token_file.is_file():
             raise SettingsError(f"--token-file {args.token_file}: not a file")
+        warnings = []
         if args.connect:
             warnings += checked_connection(args.connect, args.token_file, args.insecure)
-        binary = find_codex(settings.codex.binary)
-        if args.version:
-            print(
-                f"codex-deck {__version__}\ncodex {binary.path} ({binary.source}): "
-                f"{binary_version(binary.path)}"
-            )
-            return 0
+        if args.command == "config" or args.version or not has_terminal():
+            # Nothing is painted: the settings are read and checked first, and said here.
+            settings, more = read_settings(args)
+            if args.command == "config":
+                print_config(settings, warnings + more)
+                return 0
+            binary = find_codex(settings.codex.binary)
+            if args.version:
+                print(
+                    f"codex-deck {__version__}\ncodex {binary.path} ({binary.source}): "
+                    f"{binary_version(binary.path)}"
+                )
+                return 0
+            for warning in warnings + more:
+                print(f"codex-deck: {warning}", file=sys.stderr)
+            return no_terminal()
     except CodexDeckError as error:
         print(f"codex-deck: {error}", file=sys.stderr)
         return 2
-    for warning in warnings:
-        print(f"codex-deck: {warning}", file=sys.stderr)
-    if not has_terminal():
-        return no_terminal()
-    # Codex starts now, while the app's modules and the engine's are imported.
-    place, early = (None, None) if args.connect else head_start(settings, binary.path, args.demo)
+    return run_app(args, warnings)
+
+
+def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
+    """The app, on the first frame's settings: the rest are read, and codex started, once
+    that frame is painted (`tui.startup`)."""
+    startup = Startup(args, warnings)
 
     from tui.app import CodexDeckApp, SignIn
 
-    # The websocket client is imported only when it is used, after the first paint.
-    attach: Attach | None = None
-    if args.connect:
-        from engine import connect
-
-        attach = partial(connect, args.connect, args.token_file)
-
-    async def hints() -> list[str]:
-        if args.connect or args.demo:
-            return []
-        from engine import running_daemon
-
-        daemon = await running_daemon(settings.codex.home)
-        if daemon is None:
-            return []
-        return [
-            f"A codex app-server is already running at {daemon}: `codex-deck --connect "
-            f"{daemon}` works on it (its threads outlive this terminal)."
-        ]
-
-    # The engine's modules are imported when these are first opened, after the first paint.
-    def open_live() -> AbstractAsyncContextManager[Backend]:
-        nonlocal early
-        from engine.frontend import live_backend
-
-        started = early
-        early = None  # the head start serves the first opening only
-        return live_backend(settings, attach=attach, early=started)()
-
-    def open_demo() -> AbstractAsyncContextManager[Backend]:
-        nonlocal place, early
-        from engine.frontend import demo_backend
-
-        where, started = place, early
-        place = early = None  # the head start serves the first opening only
-        return demo_backend(settings, where, started)()
-
-    def open_account() -> AbstractAsyncContextManager[Account]:
-        from engine import Engine
-
-        return Engine.open(settings, attach=attach)
-
-    sign_in = SignIn(open_account=open_account, open_live=open_live, offer_at_start=not args.demo)
+    sign_in = SignIn(
+        open_account=startup.open_account,
+        open_live=startup.open_live,
+        offer_at_start=not args.demo,
+    )
     app = CodexDeckApp(
-        settings,
-        open_demo if args.demo else open_live,
+        startup.settings,
+        startup.open_demo if args.demo else startup.open_live,
         demo_tour=DEMO_TOUR,
         welcome=DEMO_TOUR if args.demo else WELCOME,  # the first frame says what comes
         conversation=args.conversation,
         sign_in=sign_in,
-        hints=hints,
+        hints=startup.hints,
         record=args.record,
-        warnings=warnings,
+        prepare=startup.prepare,
     )
     gc.freeze()  # what start-up made stays: the collector need not walk it again
     try:
         app.run()
     finally:
-        for unused in (early, place):  # the app closed before its engine opened
-            if unused is not None:
-                unused.close()
+        startup.close()
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
     return 0
@@ -258,25 +217,6 @@ def no_terminal() -> int:
         file=sys.stderr,
     )
     return 2
-
-
-def head_start(
-    settings: Settings, binary: Path, demo: bool
-) -> tuple[DemoPlace | None, Spawned | None]:
-    """Codex's app-server spawned as the engine will ask (and for the demo, where it runs),
-    so that it starts while codex-deck imports; nothing if that fails (the engine then
-    tries again, and says why)."""
-    try:
-        place = DemoPlace.make() if demo else None
-    except OSError:
-        return None, None
-    if place is not None:
-        settings = place.settings(settings)
-    cwd = place.workspace if place is not None else settings.codex.cwd or Path.cwd()
-    try:
-        return place, spawn(launch_for(settings, binary, cwd))
-    except CodexDeckError:
-        return place, None
 
 
 def speed(text: str) -> float:
@@ -348,6 +288,8 @@ def print_config(settings: Settings, warnings: list[str]) -> None:
     from engine import default_path
 
     print(f"# store: {settings.store.path or default_path()}")
+    from engine.settings_source import settings_report
+
     rows = settings_report(settings)
     width = max(len(key) for key, _, _ in rows)
     for key, value, source in rows:
@@ -368,6 +310,8 @@ def edit_config() -> int:
     except OSError as error:
         print(f"codex-deck: cannot run the editor {editor!r}: {error.strerror}", file=sys.stderr)
         return 2
+    from engine.settings_source import load_settings
+
     try:
         settings, warnings = load_settings()
     except CodexDeckError as error:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from textual.app import App
 
+from engine.settings import Notifications
 from tui.private import driver
 from tui.text import inert
-
-Notifications = Literal["both", "bell", "osc9", "off"]
 
 
 def alert(app: App[Any], text: str, style: Notifications = "both") -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import SettingsError
-from engine.settings import CodexSettings, ProviderSettings, Settings, load_settings
+from engine.settings import CodexSettings, ProviderSettings, Settings, UiSettings, first_frame_ui
+from engine.settings_source import load_settings
 from engine.transport.launch import codex_overrides, launch_for, thread_defaults
 
 EXAMPLE = """
@@ -183,3 +184,21 @@ def test_a_cwd_is_expanded_and_must_be_a_directory(
     assert str(caught.value) == (
         f"{isolated_settings}: codex.cwd: is not a directory (got '~/nowhere')"
     )
+
+
+def test_the_first_frame_reads_the_ui_table_and_takes_defaults_for_what_is_wrong(
+    isolated_settings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolated_settings.write_text(
+        '[ui]\ntheme = "codex-deck-light"\nnotifications = "bell"\nkeys = {"app.help" = "f2"}\n'
+    )
+    assert first_frame_ui() == UiSettings("codex-deck-light", "bell", {"app.help": "f2"})
+    monkeypatch.setenv("CODEX_DECK_UI__KEYS", '{"trace.toggle": "ctrl+r"}')
+    monkeypatch.setenv("CODEX_DECK_UI__THEME", "codex-deck-dark")
+    assert first_frame_ui() == UiSettings("codex-deck-dark", "bell", {"trace.toggle": "ctrl+r"})
+    monkeypatch.delenv("CODEX_DECK_UI__KEYS")
+    monkeypatch.delenv("CODEX_DECK_UI__THEME")
+    isolated_settings.write_text('[ui]\ntheme = 5\nnotifications = "loud"\nkeys = {"a" = 1}\n')
+    assert first_frame_ui() == UiSettings()
+    isolated_settings.write_text("[ui\n")
+    assert first_frame_ui() == UiSettings()

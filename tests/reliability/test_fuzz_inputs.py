@@ -30,7 +30,7 @@ from engine.errors import SettingsError
 from engine.protocol import UnknownItem, UnknownNotification
 from engine.protocol.items import ITEM_TYPES, parse_item
 from engine.protocol.notifications import NOTIFICATION_TYPES, parse_notification
-from engine.settings import load_settings
+from engine.settings_source import load_settings
 from tests.reliability.report import Ledger
 from tui.controls import CONTROL, DropControls
 from tui.text import inert

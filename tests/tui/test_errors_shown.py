@@ -12,7 +12,7 @@ import pytest
 from engine.settings import LimitsSettings, Settings
 from tests.conftest import local_settings
 from tests.tui.conftest import Deck, transcript, until
-from tests.tui.tmux import COMMAND, Terminal
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
 from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.notes import TurnMarker
@@ -90,3 +90,24 @@ def test_typos_in_the_settings_are_told_on_the_screen(
     assert "did you mean 'codex-deck-dark'?" in screen
     terminal.type("run a command", "Enter")
     terminal.wait_for("I listed the work")  # and it runs as ever
+
+
+def test_a_bad_setting_in_a_terminal_is_told_on_the_screen_and_what_is_typed_stays(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    """The settings are read and checked once the first frame is painted: a wrong value
+    keeps the app from starting codex and says which key, where and why; the message typed
+    meanwhile stays in its box, and ctrl+q closes the app."""
+    local_settings(isolated_settings, model_url, tmp_path)
+    with isolated_settings.open("a") as settings:
+        settings.write("[limits]\nrunning_conversations = 0\n")
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("Type a message")
+    terminal.type("-l", "please count")
+    terminal.wait_for("settings need fixing")
+    terminal.wait_for("should be at least 1")
+    screen = " ".join(terminal.screen().split())
+    assert "limits.running_conversations: should be at least 1 (got 0)" in screen
+    assert "please count" in message_box(terminal.screen())
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "the app closes")

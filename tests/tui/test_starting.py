@@ -183,3 +183,17 @@ async def test_a_message_held_when_codex_cannot_start_stays_with_the_reason() ->
         await pilot.press("enter")
         assert composer.draft.held is None, "nothing is held for a codex that cannot start"
         assert "cannot run /nowhere/codex" in str(note.render())
+
+
+def test_the_first_frame_is_painted_before_pydantic_is_imported() -> None:
+    """pydantic and pydantic-settings are some 100 ms of imports: what runs before the first
+    paint (the command, the app, the first frame's settings) leaves them for after it."""
+    script = (
+        "import sys, tui.cli, tui.app, tui.startup, tui.screens.starting\n"
+        "from engine.settings import first_frame_ui\n"
+        "first_frame_ui()\n"
+        "print(','.join(m for m in ('pydantic', 'pydantic_settings') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

@@ -174,10 +174,11 @@ class MainScreen(PacedScreen):
         """What is written in the composer."""
         return self.view.composer.draft
 
-    def backend_failed(self, reason: str) -> None:
-        """The engine could not start: say why; what is written stays, held no longer."""
-        self.status.set_engine_state("codex failed to start")
-        self.view.engine_failed(f"codex could not start: {reason}")
+    def backend_failed(self, state: str, why: str) -> None:
+        """The engine could not start (`state` for the status bar): say why; what is written
+        stays, held no longer."""
+        self.status.set_engine_state(state)
+        self.view.engine_failed(why)
 
     async def on_engine_batch(self, message: EngineBatch) -> None:
         if not self.is_attached:

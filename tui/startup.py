@@ -1,0 +1,135 @@
+"""What the app starts on: the settings as the first frame needs them, then, once that frame
+is painted, the settings read and checked, the codex to run found and started ahead of the
+engine, and the backends opened on them."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine import DemoPlace, Spawned, find_codex, launch_for, spawn
+from engine.errors import CodexDeckError
+from engine.settings import Settings, first_frame_ui
+
+if TYPE_CHECKING:
+    from engine import Attach
+    from engine.frontend import Backend
+    from tui.screens.sign_in import Account
+
+
+def read_settings(args: argparse.Namespace) -> tuple[Settings, list[str]]:
+    """The settings from the file and the environment with `--cwd` over them, and what was
+    said of them that is not an error (unknown keys).
+
+    Raises:
+        SettingsError: a setting is wrong (named, with where it was set).
+    """
+    from engine.settings_source import load_settings
+
+    settings, warnings = load_settings()
+    if args.cwd is not None:
+        settings = replace(settings, codex=replace(settings.codex, cwd=args.cwd))
+    return settings, warnings
+
+
+class Startup:
+    """The app's way to its engine: `prepare`, run in a thread once the first frame is
+    painted, reads the settings and starts codex; the openers open on what it read."""
+
+    def __init__(self, args: argparse.Namespace, warnings: list[str]) -> None:
+        self._args = args
+        self._said = warnings
+        self.settings = Settings(ui=first_frame_ui())
+        """The first frame's settings until `prepare` has read them all."""
+        self._place: DemoPlace | None = None
+        self._early: Spawned | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+        self.attach: Attach | None = None
+        if args.connect:
+            # The websocket client is imported only when it is used, after the first paint.
+            from engine import connect
+
+            self.attach = partial(connect, args.connect, args.token_file)
+
+    def prepare(self) -> tuple[Settings, list[str]]:
+        """Read and check the settings, find codex and start it (for the demo, where it
+        runs), so that it starts while the app imports the main screen.
+
+        Raises:
+            CodexDeckError: a setting is wrong, or no codex is found.
+        """
+        settings, warnings = read_settings(self._args)
+        self.settings = settings
+        if not self._args.connect:
+            binary = find_codex(settings.codex.binary)
+            with self._lock:
+                if not self._closed:
+                    self._place, self._early = head_start(settings, binary.path, self._args.demo)
+        return settings, self._said + warnings
+
+    def close(self) -> None:
+        """Close what was started ahead and never used (the app closed before its engine
+        opened); nothing is started after this."""
+        with self._lock:
+            self._closed = True
+            for unused in (self._early, self._place):
+                if unused is not None:
+                    unused.close()
+            self._place = self._early = None
+
+    def open_live(self) -> AbstractAsyncContextManager[Backend]:
+        from engine.frontend import live_backend
+
+        started, self._early = self._early, None  # the head start serves the first opening
+        return live_backend(self.settings, attach=self.attach, early=started)()
+
+    def open_demo(self) -> AbstractAsyncContextManager[Backend]:
+        from engine.frontend import demo_backend
+
+        where, started = self._place, self._early
+        self._place = self._early = None  # the head start serves the first opening only
+        return demo_backend(self.settings, where, started)()
+
+    def open_account(self) -> AbstractAsyncContextManager[Account]:
+        from engine import Engine
+
+        return Engine.open(self.settings, attach=self.attach)
+
+    async def hints(self) -> list[str]:
+        """What to tell once the engine is up: a codex daemon that could be attached to."""
+        if self._args.connect or self._args.demo:
+            return []
+        from engine import running_daemon
+
+        daemon = await running_daemon(self.settings.codex.home)
+        if daemon is None:
+            return []
+        return [
+            f"A codex app-server is already running at {daemon}: `codex-deck --connect "
+            f"{daemon}` works on it (its threads outlive this terminal)."
+        ]
+
+
+def head_start(
+    settings: Settings, binary: Path, demo: bool
+) -> tuple[DemoPlace | None, Spawned | None]:
+    """Codex's app-server spawned as the engine will ask (and for the demo, where it runs),
+    so that it starts while codex-deck imports; nothing if that fails (the engine then
+    tries again, and says why)."""
+    try:
+        place = DemoPlace.make() if demo else None
+    except OSError:
+        return None, None
+    if place is not None:
+        settings = place.settings(settings)
+    cwd = place.workspace if place is not None else settings.codex.cwd or Path.cwd()
+    try:
+        return place, spawn(launch_for(settings, binary, cwd))
+    except CodexDeckError:
+        return place, None
