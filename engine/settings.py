@@ -183,6 +183,34 @@ def first_frame_ui() -> UiSettings:
     )
 
 
+def as_written() -> Settings | None:
+    """The settings as the file writes them, taken at their word (not checked): what codex
+    is started with ahead of the first paint. None where that cannot be had cheaply: a
+    `CODEX_DECK_CODEX__…` or `…_PROVIDERS__…` variable, or tables that do not fit as they are.
+    The checked settings take that codex up only if they launch it the same way."""
+    changed = (env_name(["codex"]) + "__", env_name(["providers"]) + "__")
+    if any(name.upper().startswith(changed) for name in os.environ):
+        return None
+    try:
+        data = read_toml(config_path())
+        codex = CodexSettings(**_with_paths(data.get("codex", {}), ("binary", "home", "cwd")))
+        providers = {
+            str(name): ProviderSettings(**table)
+            for name, table in data.get("providers", {}).items()
+        }
+    except (SettingsError, TypeError, AttributeError):
+        return None
+    return Settings(codex=codex, providers=providers)
+
+
+def _with_paths(table: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """`table` with its strings under `names` as paths."""
+    return {
+        key: Path(value) if key in names and isinstance(value, str) else value
+        for key, value in table.items()
+    }
+
+
 def _json_table(raw: str) -> Any:
     try:
         return json.loads(raw)

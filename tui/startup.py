@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from engine import DemoPlace, Spawned, find_codex, launch_for, spawn
 from engine.errors import CodexDeckError
-from engine.settings import Settings, first_frame_ui
+from engine.settings import Settings, as_written, first_frame_ui
 
 if TYPE_CHECKING:
     from engine import Attach
@@ -56,21 +56,41 @@ class Startup:
             from engine import connect
 
             self.attach = partial(connect, args.connect, args.token_file)
+        else:
+            self._start_ahead(as_written())
 
-    def prepare(self) -> tuple[Settings, list[str]]:
-        """Read and check the settings, find codex and start it (for the demo, where it
-        runs), so that it starts while the app imports the main screen.
-
-        Raises:
-            CodexDeckError: a setting is wrong, or no codex is found.
-        """
-        settings, warnings = read_settings(self._args)
-        self.settings = settings
-        if not self._args.connect:
+    def _start_ahead(self, settings: Settings | None) -> None:
+        """Codex started now on `settings` (for the demo, where it runs): it starts while the
+        app imports; the engine takes it up only if the checked settings launch it the same
+        way. Nothing is started when `settings` is None or names no codex that runs."""
+        if settings is None:
+            return
+        if self._args.cwd is not None:
+            settings = replace(settings, codex=replace(settings.codex, cwd=self._args.cwd))
+        try:
             binary = find_codex(settings.codex.binary)
             with self._lock:
                 if not self._closed:
                     self._place, self._early = head_start(settings, binary.path, self._args.demo)
+        except (CodexDeckError, TypeError, AttributeError, ValueError):
+            return  # settings not as they should be: the checked ones say why
+
+    def prepare(self) -> tuple[Settings, list[str]]:
+        """Read and check the settings and find codex; start it if it was not started
+        ahead, so that it starts while the app imports the main screen.
+
+        Raises:
+            CodexDeckError: a setting is wrong, or no codex is found.
+        """
+        try:
+            settings, warnings = read_settings(self._args)
+            if not self._args.connect and self._early is None:
+                find_codex(settings.codex.binary)  # said now, not when the engine opens
+                self._start_ahead(settings)
+        except CodexDeckError:
+            self.close()  # what was started on the unchecked settings
+            raise
+        self.settings = settings
         return settings, self._said + warnings
 
     def close(self) -> None:
