@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from engine.errors import SettingsError
-from engine.settings import CodexSettings, ProviderSettings, Settings, UiSettings, first_frame_ui
+from engine.settings import (
+    CodexSettings,
+    ProviderSettings,
+    Settings,
+    UiSettings,
+    as_written,
+    first_frame_ui,
+)
 from engine.settings_source import load_settings
 from engine.transport.launch import codex_overrides, launch_for, thread_defaults
 
@@ -202,3 +209,24 @@ def test_the_first_frame_reads_the_ui_table_and_takes_defaults_for_what_is_wrong
     assert first_frame_ui() == UiSettings()
     isolated_settings.write_text("[ui\n")
     assert first_frame_ui() == UiSettings()
+
+
+def test_codex_is_started_ahead_on_the_file_as_written_and_never_on_a_guess(
+    isolated_settings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What codex is spawned with before the first paint: the file's [codex] and
+    [providers] as they are; nothing when the environment changes them or they do not fit."""
+    isolated_settings.write_text(EXAMPLE)
+    written = as_written()
+    assert written is not None
+    checked, _ = load_settings()
+    assert launch_for(written, Path("/bin/codex"), Path("/w")) == launch_for(
+        checked, Path("/bin/codex"), Path("/w")
+    )
+    monkeypatch.setenv("CODEX_DECK_CODEX__MODEL", "gpt-from-env")
+    assert as_written() is None
+    monkeypatch.delenv("CODEX_DECK_CODEX__MODEL")
+    isolated_settings.write_text('[codex]\nmodle = "x"\n')
+    assert as_written() is None
+    isolated_settings.write_text("[codex\n")
+    assert as_written() is None
