@@ -9,7 +9,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.events import Resize
 
 from engine import SearchHit
 from engine.commands import kinds
@@ -31,15 +30,12 @@ from engine.events import (
 from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
-from tui.entries import CommandEntry
-from tui.pacing import PacedScreen
-from tui.pager import page_output
 from tui.reported import reported
 from tui.screens.models import ModelPicker
+from tui.screens.panes import PanedScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
-from tui.widgets.command import CommandCell
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.conversation_view import ConversationView
@@ -49,11 +45,10 @@ from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.trace_pane import TracePane
 
-NARROW_COLUMNS = 100
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
-class MainScreen(PacedScreen):
+class MainScreen(PanedScreen):
     BINDINGS = [
         Binding("ctrl+n", "new_conversation", "New", id="conversation.new"),
         Binding("ctrl+down,alt+down", "next_conversation(1)", "Next", id="conversation.next"),
@@ -115,16 +110,9 @@ class MainScreen(PacedScreen):
         self._refresh_lines()
         self.mounted.set()
 
-    def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW_COLUMNS, "-narrow")
-
     @property
     def status(self) -> StatusBar:
         return self.query_one(StatusBar)
-
-    @property
-    def view(self) -> ConversationView:
-        return self.query_one(ConversationView)
 
     @property
     def current(self) -> str | None:
@@ -341,7 +329,7 @@ class MainScreen(PacedScreen):
             return
         ran = self.view.latest_command()
         if isinstance(command, kinds.Output) and ran is not None:
-            self._page_output(ran.entry)
+            self.view.page_output(ran.entry)
             return
         if isinstance(command, kinds.Model) and command.name is None:
             self._pick_model(self.current, event.text, command.hidden)
@@ -377,26 +365,12 @@ class MainScreen(PacedScreen):
             self._side_shown(True)
             self.query_one(SidePanel).focus_input()
 
-    def _side_shown(self, shown: bool) -> None:
-        """Show or hide the side panel; on a narrow terminal it takes the place of the rest."""
-        self.query_one(SidePanel).display = shown
-        self.set_class(shown, "-side-open")
-        if not shown:
-            self.set_focus(self.view.composer)
-
     def _note(self, text: str, error: bool = True) -> None:
         self.view.note(text, error)
 
     @on(SidePanel.Made)
     async def _side_made(self, event: SidePanel.Made) -> None:
         await self._show_created(event.conversation_id)
-
-    @on(SidePanel.Leave)
-    def _side_leave(self) -> None:
-        if self.has_class("-narrow"):
-            self._side_shown(False)
-        else:
-            self.set_focus(self.view.composer)
 
     @on(ConversationList.Chosen)
     async def _chosen(self, event: ConversationList.Chosen) -> None:
@@ -449,51 +423,11 @@ class MainScreen(PacedScreen):
         if target is not None and target != archived:
             await self.show_conversation(target)
 
-    def action_toggle_trace(self) -> None:
-        trace = self.query_one(TracePane)
-        trace.display = not trace.display
-        self.remove_class("-trace-full")
-        self.set_class(trace.display, "-trace-open")
-        if trace.display:
-            self.set_focus(trace.query_one("DataTable"))
-        else:
-            self.set_focus(self.view.composer)
-
-    def action_trace_full(self) -> None:
-        trace = self.query_one(TracePane)
-        full = not self.has_class("-trace-full")
-        self.set_class(full, "-trace-full")
-        trace.display = True
-        self.add_class("-trace-open")
-        self.set_focus(trace.query_one("DataTable"))
-
-    def action_toggle_side(self) -> None:
-        panel = self.query_one(SidePanel)
-        if panel.display and panel.has_focus_within:
-            self._side_shown(False)
-            return
-        self._side_shown(True)
-        panel.focus_input()
-
-    def action_toggle_list(self) -> None:
-        self.toggle_class("-list-toggled")
-
     def action_toggle_output(self) -> None:
         """Open or close the latest command's output (ctrl+o)."""
         command = self.view.latest_command()
         if command is not None:
             command.action_toggle_output()
-
-    @on(CommandCell.OpenOutput)
-    def _open_output(self, message: CommandCell.OpenOutput) -> None:
-        self._page_output(message.entry)
-
-    def _page_output(self, entry: CommandEntry) -> None:
-        """The command's whole output in the pager (the kept file, or the screen's copy)."""
-        if self.backend is None or self.current is None:
-            return
-        kept = self.backend.command_output(self.current, entry.key)
-        page_output(self.app, kept, entry.output)
 
     async def action_show_earlier(self) -> None:
         """Bring back older entries of the conversation in view."""
@@ -506,9 +440,6 @@ class MainScreen(PacedScreen):
         if answer is not None:
             self.app.copy_to_clipboard(answer)
             self.notify("Copied the last answer (OSC 52).")
-
-    def action_focus_composer(self) -> None:
-        self.set_focus(self.view.composer)
 
     @work(group="send")
     @reported("The session was not shown")

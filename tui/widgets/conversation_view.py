@@ -17,6 +17,8 @@ from engine import Answer
 from engine.errors import CodexDeckError
 from engine.events import ConversationInfo, EngineEvent
 from engine.frontend import Backend
+from tui.entries import CommandEntry
+from tui.pager import page_output
 from tui.reported import reported, why
 from tui.text import inert
 from tui.widgets.card import InteractionCard
@@ -130,6 +132,17 @@ class ConversationView(Vertical):
 
     def current_transcript(self) -> Transcript | None:
         return self.transcript(self.current) if self.current is not None else None
+
+    @on(CommandCell.OpenOutput)
+    def _open_output(self, message: CommandCell.OpenOutput) -> None:
+        self.page_output(message.entry)
+
+    def page_output(self, entry: CommandEntry) -> None:
+        """The command's whole output in the pager (the kept file, or the screen's copy)."""
+        if self.backend is None or self.current is None:
+            return
+        kept = self.backend.command_output(self.current, entry.key)
+        page_output(self.app, kept, entry.output)
 
     async def add(self, info: ConversationInfo) -> None:
         """Make the conversation's transcript, if it has none yet."""
