@@ -8,7 +8,6 @@ import importlib
 import os
 import signal
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -68,8 +67,6 @@ class SignIn:
 FIRST_TITLE = "Conversation 1"
 """The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
-KEEP_SECONDS = 0.5
-"""The longest keys typed are kept for a screen that has not focused its field yet."""
 EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
@@ -123,10 +120,6 @@ class CodexDeckApp(KeysFirstApp):
         self._main: MainScreen | None = None
         self._drop_controls = DropControls()
         self._collector = Collector()
-        self._typed_meanwhile: list[events.Event] | None = None
-        """Keys and pastes kept while the main screen takes the first frame's place, or
-        while a screen pushed has not focused its field yet."""
-        self._kept_since = 0.0
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's filters, then the one that keeps control characters in drawn text from
@@ -136,34 +129,7 @@ class CodexDeckApp(KeysFirstApp):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent) and not event.is_forwarded:
             self._collector.busy()
-        typed = isinstance(event, events.Key | events.Paste) and not event.is_forwarded
-        if typed and self._typed_meanwhile is not None:
-            self._typed_meanwhile.append(event)
-            return
-        if typed and self._screen_arriving():
-            # A screen just pushed (the rename prompt after F2) focuses its field only once
-            # it is mounted: what is typed before that would reach no field.
-            self._typed_meanwhile = [event]
-            self._kept_since = time.monotonic()
-            self.screen.call_after_refresh(self._hand_on_kept)
-            return
         await super().on_event(event)
-
-    def _screen_arriving(self) -> bool:
-        """The screen shown has something to focus and has not focused it yet."""
-        screen = self.screen
-        return screen.focused is None and bool(screen.focus_chain)
-
-    async def _hand_on_kept(self) -> None:
-        """Hand the keys kept for an arriving screen on, in order, once it has focused its
-        field (or after KEEP_SECONDS, if it never does)."""
-        waited = time.monotonic() - self._kept_since
-        if self._screen_arriving() and waited < KEEP_SECONDS:
-            self.screen.call_after_refresh(self._hand_on_kept)
-            return
-        while self._typed_meanwhile:
-            await super().on_event(self._typed_meanwhile.pop(0))
-        self._typed_meanwhile = None
 
     def on_mount(self) -> None:
         self._collector.start()
@@ -223,11 +189,9 @@ class CodexDeckApp(KeysFirstApp):
             self._welcome, self._demo_tour, self._conversation, typed=lambda: starting.draft
         )
         # What is typed while the screens change places would reach neither message box.
-        self._typed_meanwhile = []
+        self.keep_typed()
         await self.switch_screen(self._main)
-        while self._typed_meanwhile:
-            await super().on_event(self._typed_meanwhile.pop(0))
-        self._typed_meanwhile = None
+        await self.hand_on_typed()
         self._main_made.set()
 
     async def _tell_settings_problems(self) -> None:

@@ -23,6 +23,8 @@ KEY_ORDER_SECONDS = 0.25
 """The longest the app waits for a box to take a key before it hands on the next."""
 KEY_FIRST_SECONDS = 0.1
 """The longest a frame waits for a key on its way to the focused widget."""
+KEEP_SECONDS = 0.5
+"""The longest keys typed are kept for a screen that has not focused its field yet."""
 
 
 class PacedScreen(Screen[None]):
@@ -100,9 +102,55 @@ class KeysFirstApp(App[None]):
     """An app whose keys go first on a paced screen: the screen paints none of its frames
     between a key's arrival and the focused widget taking it (that frame would not show
     the key), and paints the next one at once, past its budget. On every screen, a key that
-    is not text, given to a widget that takes keys in order, is taken before the next."""
+    is not text, given to a widget that takes keys in order, is taken before the next; and
+    what is typed while a screen arrives is kept for it until it has focused its field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._typed_meanwhile: list[events.Event] | None = None
+        """Keys and pastes kept while a screen takes another's place, or while a screen
+        pushed has not focused its field yet."""
+        self._kept_since = 0.0
+
+    def keep_typed(self) -> None:
+        """Keep what is typed from now until `hand_on_typed`."""
+        self._typed_meanwhile = []
+
+    async def hand_on_typed(self) -> None:
+        """Hand on, in order, what was kept."""
+        while self._typed_meanwhile:
+            await self._take(self._typed_meanwhile.pop(0))
+        self._typed_meanwhile = None
 
     async def on_event(self, event: events.Event) -> None:
+        typed = isinstance(event, events.Key | events.Paste) and not event.is_forwarded
+        if typed and self._typed_meanwhile is not None:
+            self._typed_meanwhile.append(event)
+            return
+        if typed and self._screen_arriving():
+            # A screen just pushed (the rename prompt after F2) focuses its field only once
+            # it is mounted: what is typed before that would reach no field.
+            self._typed_meanwhile = [event]
+            self._kept_since = time.monotonic()
+            self.screen.call_after_refresh(self._hand_on_kept)
+            return
+        await self._take(event)
+
+    def _screen_arriving(self) -> bool:
+        """The screen shown has something to focus and has not focused it yet."""
+        screen = self.screen
+        return screen.focused is None and bool(screen.focus_chain)
+
+    async def _hand_on_kept(self) -> None:
+        """Hand the keys kept for an arriving screen on, in order, once it has focused its
+        field (or after KEEP_SECONDS, if it never does)."""
+        waited = time.monotonic() - self._kept_since
+        if self._screen_arriving() and waited < KEEP_SECONDS:
+            self.screen.call_after_refresh(self._hand_on_kept)
+            return
+        await self.hand_on_typed()
+
+    async def _take(self, event: events.Event) -> None:
         if not isinstance(event, events.Key) or event.is_forwarded:
             await super().on_event(event)
             return
