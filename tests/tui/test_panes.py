@@ -66,8 +66,11 @@ def test_the_trace_takes_a_narrow_terminal_and_gives_it_back(
         terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo", "Enter")
         terminal.wait_for("offline demo")
         terminal.type("C-t")
-        terminal.wait_for("trace · all")
-        assert "Write to codex" not in terminal.screen(), "the trace has the whole width"
+        # Waited for as one screen: a capture can fall between two frames of the change.
+        terminal.wait_until(
+            lambda: "trace · all" in (shown := terminal.screen()) and "Write to codex" not in shown,
+            "the trace with the whole width",
+        )
         terminal.type("C-t")
         terminal.wait_for("Write to codex")
         terminal.type("count for me", "Enter")
