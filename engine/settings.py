@@ -26,8 +26,6 @@ from engine.errors import SettingsError
 APP_NAME = "codex-deck"
 CONFIG_ENV = "CODEX_DECK_CONFIG"
 ENV_PREFIX = "CODEX_DECK_"
-TRUE = {"true", "1", "yes", "on"}
-FALSE = {"false", "0", "no", "off"}
 
 
 @dataclass(frozen=True)
@@ -158,15 +156,21 @@ def read_toml(path: Path) -> dict[str, Any]:
 NOTIFICATIONS: tuple[str, ...] = get_args(Notifications)
 
 
-def first_frame_ui() -> UiSettings:
-    """The `[ui]` table as the first frame needs it, read before the first paint without
-    pydantic (its import would slow that paint by some 100 ms): a value of the wrong shape,
-    or a file that cannot be read, gives the default here, and `engine.settings_source`
-    says what is wrong once the frame is painted."""
+def file_tables() -> dict[str, Any] | None:
+    """The settings file's tables, read once before the first paint for `first_frame_ui`
+    and `as_written`; None when it cannot be read (`engine.settings_source` says why)."""
     try:
-        table = read_toml(config_path()).get("ui")
+        return read_toml(config_path())
     except SettingsError:
-        table = None
+        return None
+
+
+def first_frame_ui(tables: dict[str, Any] | None) -> UiSettings:
+    """The `[ui]` table of the file's `tables` (None: it cannot be read) and the
+    environment, as the first frame needs it, read before the first paint without pydantic
+    (its import would slow that paint by some 100 ms): a value of the wrong shape gives the
+    default here, and `engine.settings_source` says what is wrong once the frame is painted."""
+    table = tables.get("ui") if tables is not None else None
     found = dict(table) if isinstance(table, dict) else {}
     for name in ("theme", "notifications", "keys"):
         raw = os.environ.get(env_name(["ui", name]))
@@ -183,22 +187,23 @@ def first_frame_ui() -> UiSettings:
     )
 
 
-def as_written() -> Settings | None:
-    """The settings as the file writes them, taken at their word (not checked): what codex
-    is started with ahead of the first paint. None where that cannot be had cheaply: a
-    `CODEX_DECK_CODEX__…` or `…_PROVIDERS__…` variable, or tables that do not fit as they are.
-    The checked settings take that codex up only if they launch it the same way."""
+def as_written(tables: dict[str, Any] | None) -> Settings | None:
+    """The settings as the file's `tables` write them, taken at their word (not checked):
+    what codex is started with ahead of the first paint. None where that cannot be had
+    cheaply: a file that cannot be read, a `CODEX_DECK_CODEX__…` or `…_PROVIDERS__…`
+    variable, or tables that do not fit as they are. The checked settings take that codex
+    up only if they launch it the same way."""
     changed = (env_name(["codex"]) + "__", env_name(["providers"]) + "__")
-    if any(name.upper().startswith(changed) for name in os.environ):
+    if tables is None or any(name.upper().startswith(changed) for name in os.environ):
         return None
+    data = tables
     try:
-        data = read_toml(config_path())
         codex = CodexSettings(**_with_paths(data.get("codex", {}), ("binary", "home", "cwd")))
         providers = {
             str(name): ProviderSettings(**table)
             for name, table in data.get("providers", {}).items()
         }
-    except (SettingsError, TypeError, AttributeError):
+    except (TypeError, AttributeError):
         return None
     return Settings(codex=codex, providers=providers)
 

@@ -143,6 +143,8 @@ class CodexDeckApp(KeysFirstApp):
         # asyncio's own event and thread here, not anyio's: importing anyio's backend takes
         # some 40 ms, which would come before the first paint.
         self._main_made = asyncio.Event()
+        self._settings_read = asyncio.Event()
+        """Set once the settings are read (or could not be), before the engine opens."""
         starting = StartingScreen(self._welcome or self._demo_tour)
         self.push_screen(starting)
         self._open_main(starting)
@@ -193,13 +195,14 @@ class CodexDeckApp(KeysFirstApp):
         await self.switch_screen(self._main)
         await self.hand_on_typed()
         self._main_made.set()
+        self.run_worker(self._tell_settings_problems(), group="settings")
 
     async def _tell_settings_problems(self) -> None:
         """Tell, on the main screen, what the settings asked for that is not done: their
         unknown keys, a theme the app lacks, a key given to a binding nothing has."""
         from tui.keymap import ui_problems
 
-        await self._main_shown()
+        await self._settings_read.wait()
         problems, self._warnings = self._warnings, []
         problems += await asyncio.to_thread(ui_problems, self.settings.ui)
         if problems:
@@ -228,9 +231,12 @@ class CodexDeckApp(KeysFirstApp):
         """Read the settings (with `prepare`), open the engine and hand its events to the
         main screen until the app closes."""
         try:
-            if self._prepare is not None:
-                self.settings, self._warnings = await asyncio.to_thread(self._prepare)
-            self.run_worker(self._tell_settings_problems(), group="settings")
+            prepare, self._prepare = self._prepare, None  # once: not again after a sign-in
+            try:
+                if prepare is not None:
+                    self.settings, self._warnings = await asyncio.to_thread(prepare)
+            finally:
+                self._settings_read.set()  # the settings' problems are told now
             async with self._open_backend() as backend:
                 events = backend.events()
                 if self._record is not None:

@@ -5,6 +5,7 @@ engine, and the backends opened on them."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import threading
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from engine import DemoPlace, Spawned, find_codex, launch_for, spawn
 from engine.errors import CodexDeckError
-from engine.settings import Settings, as_written, first_frame_ui
+from engine.settings import Settings, as_written, file_tables, first_frame_ui
 
 if TYPE_CHECKING:
     from engine import Attach
@@ -44,7 +45,8 @@ class Startup:
     def __init__(self, args: argparse.Namespace, warnings: list[str]) -> None:
         self._args = args
         self._said = warnings
-        self.settings = Settings(ui=first_frame_ui())
+        tables = file_tables()  # read once before the paint, for both
+        self.settings = Settings(ui=first_frame_ui(tables))
         """The first frame's settings until `prepare` has read them all."""
         self._place: DemoPlace | None = None
         self._early: Spawned | None = None
@@ -57,23 +59,21 @@ class Startup:
 
             self.attach = partial(connect, args.connect, args.token_file)
         else:
-            self._start_ahead(as_written())
+            written = as_written(tables)
+            if written is not None:
+                with contextlib.suppress(CodexDeckError, TypeError, AttributeError, ValueError):
+                    # Settings not as they should be: the checked ones say why.
+                    self._start_ahead(written, find_codex(written.codex.binary).path)
 
-    def _start_ahead(self, settings: Settings | None) -> None:
+    def _start_ahead(self, settings: Settings, binary: Path) -> None:
         """Codex started now on `settings` (for the demo, where it runs): it starts while the
         app imports; the engine takes it up only if the checked settings launch it the same
-        way. Nothing is started when `settings` is None or names no codex that runs."""
-        if settings is None:
-            return
+        way."""
         if self._args.cwd is not None:
             settings = replace(settings, codex=replace(settings.codex, cwd=self._args.cwd))
-        try:
-            binary = find_codex(settings.codex.binary)
-            with self._lock:
-                if not self._closed:
-                    self._place, self._early = head_start(settings, binary.path, self._args.demo)
-        except (CodexDeckError, TypeError, AttributeError, ValueError):
-            return  # settings not as they should be: the checked ones say why
+        with self._lock:
+            if not self._closed:
+                self._place, self._early = head_start(settings, binary, self._args.demo)
 
     def prepare(self) -> tuple[Settings, list[str]]:
         """Read and check the settings and find codex; start it if it was not started
@@ -85,8 +85,7 @@ class Startup:
         try:
             settings, warnings = read_settings(self._args)
             if not self._args.connect and self._early is None:
-                find_codex(settings.codex.binary)  # said now, not when the engine opens
-                self._start_ahead(settings)
+                self._start_ahead(settings, find_codex(settings.codex.binary).path)
         except CodexDeckError:
             self.close()  # what was started on the unchecked settings
             raise

@@ -14,6 +14,7 @@ from engine.settings import (
     Settings,
     UiSettings,
     as_written,
+    file_tables,
     first_frame_ui,
 )
 from engine.settings_source import load_settings
@@ -199,16 +200,20 @@ def test_the_first_frame_reads_the_ui_table_and_takes_defaults_for_what_is_wrong
     isolated_settings.write_text(
         '[ui]\ntheme = "codex-deck-light"\nnotifications = "bell"\nkeys = {"app.help" = "f2"}\n'
     )
-    assert first_frame_ui() == UiSettings("codex-deck-light", "bell", {"app.help": "f2"})
+    assert first_frame_ui(file_tables()) == UiSettings(
+        "codex-deck-light", "bell", {"app.help": "f2"}
+    )
     monkeypatch.setenv("CODEX_DECK_UI__KEYS", '{"trace.toggle": "ctrl+r"}')
     monkeypatch.setenv("CODEX_DECK_UI__THEME", "codex-deck-dark")
-    assert first_frame_ui() == UiSettings("codex-deck-dark", "bell", {"trace.toggle": "ctrl+r"})
+    assert first_frame_ui(file_tables()) == UiSettings(
+        "codex-deck-dark", "bell", {"trace.toggle": "ctrl+r"}
+    )
     monkeypatch.delenv("CODEX_DECK_UI__KEYS")
     monkeypatch.delenv("CODEX_DECK_UI__THEME")
     isolated_settings.write_text('[ui]\ntheme = 5\nnotifications = "loud"\nkeys = {"a" = 1}\n')
-    assert first_frame_ui() == UiSettings()
+    assert first_frame_ui(file_tables()) == UiSettings()
     isolated_settings.write_text("[ui\n")
-    assert first_frame_ui() == UiSettings()
+    assert first_frame_ui(file_tables()) == UiSettings()
 
 
 def test_codex_is_started_ahead_on_the_file_as_written_and_never_on_a_guess(
@@ -217,16 +222,16 @@ def test_codex_is_started_ahead_on_the_file_as_written_and_never_on_a_guess(
     """What codex is spawned with before the first paint: the file's [codex] and
     [providers] as they are; nothing when the environment changes them or they do not fit."""
     isolated_settings.write_text(EXAMPLE)
-    written = as_written()
+    written = as_written(file_tables())
     assert written is not None
     checked, _ = load_settings()
     assert launch_for(written, Path("/bin/codex"), Path("/w")) == launch_for(
         checked, Path("/bin/codex"), Path("/w")
     )
     monkeypatch.setenv("CODEX_DECK_CODEX__MODEL", "gpt-from-env")
-    assert as_written() is None
+    assert as_written(file_tables()) is None
     monkeypatch.delenv("CODEX_DECK_CODEX__MODEL")
     isolated_settings.write_text('[codex]\nmodle = "x"\n')
-    assert as_written() is None
+    assert as_written(file_tables()) is None
     isolated_settings.write_text("[codex\n")
-    assert as_written() is None
+    assert as_written(file_tables()) is None

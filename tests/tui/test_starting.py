@@ -190,8 +190,8 @@ def test_the_first_frame_is_painted_before_pydantic_is_imported() -> None:
     paint (the command, the app, the first frame's settings) leaves them for after it."""
     script = (
         "import sys, tui.cli, tui.app, tui.startup, tui.screens.starting\n"
-        "from engine.settings import first_frame_ui\n"
-        "first_frame_ui()\n"
+        "from engine.settings import file_tables, first_frame_ui\n"
+        "first_frame_ui(file_tables())\n"
         "print(','.join(m for m in ('pydantic', 'pydantic_settings') if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
