@@ -368,6 +368,18 @@ class CodexDeckApp(KeysFirstApp):
 
     async def shut_down(self) -> None:
         """Close the engine (declining what waits for an answer) and exit, without asking."""
+        await self._close_engine()
+        self.exit()
+
+    async def on_exit_app(self) -> None:
+        """Told to exit by something else than codex-deck (textual-serve ending a browser
+        session or stopping; the web driver's SIGINT): close the engine first, as ctrl+q
+        does. Textual's own exit, which follows, would only cancel the engine's worker, and
+        its second cancellation, as asyncio ends, cuts the engine's closing short (the store
+        then keeps a request as still waiting)."""
+        await self._close_engine()
+
+    async def _close_engine(self) -> None:
         if self._bridge is not None and self._bridge.is_running:
             self._bridge.cancel()
             with contextlib.suppress(WorkerCancelled):
@@ -375,7 +387,6 @@ class CodexDeckApp(KeysFirstApp):
         if self._recorder is not None:
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await self._recorder.wait()
-        self.exit()
 
     def _replay(self) -> ReplayBackend | None:
         if self._main is None or self._main.backend is None:

@@ -3,9 +3,11 @@ and still what codex-deck takes them for: a release that changes one fails here,
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 
 import pytest
+from textual import messages
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
@@ -53,3 +55,25 @@ def test_textual_serve_makes_its_web_app_in_make_app() -> None:
     maker = inspect.getattr_static(Server, "_make_app")
     assert inspect.iscoroutinefunction(maker)
     assert list(inspect.signature(maker).parameters) == ["self"]
+
+
+async def test_an_exit_from_outside_reaches_the_app_before_textual_ends_it() -> None:
+    """codex-deck closes its engine in `on_exit_app` when Textual is told to exit from
+    outside (textual-serve's quit, the web driver's SIGINT): Textual dispatches ExitApp to
+    that handler, and waits for it, before its own `_on_exit_app` ends the app."""
+    order: list[str] = []
+
+    class Probe(App[None]):
+        async def on_exit_app(self) -> None:
+            order.append("closing")
+            await asyncio.sleep(0.05)
+            order.append("closed")
+
+        def on_mount(self) -> None:
+            self.post_message(messages.ExitApp())
+
+        def on_unmount(self) -> None:
+            order.append("unmounted")
+
+    await Probe().run_async(headless=True)
+    assert order == ["closing", "closed", "unmounted"]
