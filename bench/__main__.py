@@ -7,20 +7,19 @@ Run: `.venv/bin/python -m bench` (3 to 9 minutes on a 2-core machine, by its spe
 
 from __future__ import annotations
 
-import math
 import operator
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.figures import RESULTS, load
+from bench.figures import RESULTS, load, machine_speed
 
 SUITE = (
     "bench.engine_core",
     "bench.tui_figures",
     "bench.find",
+    "bench.mentions",
     "bench.load_figures",
     "bench.codex_tui",
 )
@@ -50,26 +49,10 @@ TARGETS: tuple[Target, ...] = (
     ("10 MB output: RSS after it", "≤ 150 MB", operator.le, 150, MIB_TO_MB),
     ("10 MB output: of it, came as deltas", "reported", None, 0, 1),
     ("5,000 items: restart → latest painted", "≤ 1 s", operator.le, 1000, 1),
+    ("@ in 50,000 files, codex-deck / Codex TUI", "≤ 1.25×", operator.le, 1.25, 1),
     ("8 long answers at once: echo painted p99", "≤ 50 ms", operator.le, 50, 1),
     ("8 long answers at once: keystroke p99", "reported", None, 0, 1),
 )
-
-
-PROBE_ROUNDS = 5
-PROBE_LOOPS = 2_000_000
-
-
-def machine_speed() -> float:
-    """The machine's speed now: the fastest of a few runs of a fixed pure-Python loop, in ms
-    (this machine's varies about 2× from hour to hour; a figure counts only beside it)."""
-    fastest = math.inf
-    for _ in range(PROBE_ROUNDS):
-        began = time.perf_counter()
-        total = 0
-        for number in range(PROBE_LOOPS):
-            total += number * number
-        fastest = min(fastest, (time.perf_counter() - began) * 1000)
-    return fastest
 
 
 def main() -> int:

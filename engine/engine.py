@@ -20,6 +20,7 @@ from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversations
 from engine.conversations.core import Core
 from engine.conversations.emitter import Emitter
+from engine.conversations.files import FileSearch
 from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.conversations.interactions import Answer, Interactions
 from engine.conversations.journal import Journal
@@ -31,6 +32,7 @@ from engine.conversations.router import Router
 from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import SubmitMode, Turns
+from engine.conversations.user_turns import UserTurns
 from engine.events import (
     ConversationInfo,
     EngineEvent,
@@ -125,8 +127,10 @@ class Engine:
         self._side_questions = SideQuestions(core, self._side_chats)
         self._threads = Threads(core, self._restorer, cwd)
         self._choices = Choices(core)
+        self._files = FileSearch(core)
         rooms = Rooms(
             self._turns,
+            UserTurns(core, self._turns, self._restorer),
             self._lifecycle,
             self._choices,
             self._threads,
@@ -306,6 +310,15 @@ class Engine:
     async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
         """The models codex offers (`model/list`, every page)."""
         return await self._choices.models(include_hidden)
+
+    async def find_files(self, conversation_id: str, query: str) -> None:
+        """Search the conversation's working directory for `query` (for `@` mentions): the
+        files come as `FilesFound` events; a search typed after another replaces it.
+
+        Raises:
+            FilesUnreadable: the directory cannot be searched (the message says why).
+        """
+        await self._files.find(conversation_id, query)
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent (once what was in

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
 from engine.images import AttachedImage
-from engine.protocol import FileChange, KnownItem, Question, TokenUsage, UnknownItem
+from engine.protocol import FileChange, FileMatch, KnownItem, Question, TokenUsage, UnknownItem
 
 ConversationState = Literal[
     "idle", "preparing", "running", "waiting", "stopping", "failed", "result_unknown"
@@ -304,3 +304,13 @@ class SideChatAnswered(EngineEvent):
     answer: str
     cut: bool
     """The answer went past the size limit and was cut there."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FilesFound(EngineEvent):
+    """Files of the conversation's working directory that match an `@` query, best first
+    (again, with more, as codex walks a large tree). Told to the front ends only: never
+    traced or stored."""
+
+    query: str
+    files: tuple[FileMatch, ...]

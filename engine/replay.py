@@ -175,6 +175,9 @@ class ReplayBackend:
     async def archive(self, conversation_id: str) -> ConversationInfo:
         return self._infos[conversation_id]
 
+    async def find_files(self, conversation_id: str, query: str) -> None:
+        """A replay has no working directory to search: nothing is found."""
+
     async def models(self, include_hidden: bool = False) -> list[ModelInfo]:
         """A replay has no codex to ask."""
         return []

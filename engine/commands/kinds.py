@@ -159,6 +159,23 @@ class Respond:
 
 
 @dataclass(frozen=True, slots=True)
+class Compact:
+    """Have codex summarise the history into a shorter one, freeing the context."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shell:
+    """The user's own shell command (`!command`), run in the conversation's thread."""
+
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class Init:
+    """Have codex write an AGENTS.md for the working directory, in a turn."""
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     """A side question (in the active side chat, or a new one); no question: list them."""
 
@@ -200,4 +217,7 @@ Command = (
     | Policy
     | Side
     | SideAction
+    | Compact
+    | Shell
+    | Init
 )

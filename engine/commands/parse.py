@@ -1,7 +1,8 @@
 """The slash commands, parsed the same way for every front end.
 
-`parse(line)` turns a line of input into a command; plain text (and `//text`, for text that
-starts with a slash) becomes `Say`. A line that is not a valid command raises `CommandError`
+`parse(line)` turns a line of input into a command; `!command` is the user's own shell
+command; plain text (and `//text` or `!!text`, for text that starts with a slash or a `!`)
+becomes `Say`. A line that is not a valid command raises `CommandError`
 naming the command and its usage — the text is never sent to the model.
 """
 
@@ -17,10 +18,12 @@ from engine.commands.kinds import (
     Archive,
     Command,
     CommandError,
+    Compact,
     Continue,
     Export,
     Help,
     Image,
+    Init,
     Model,
     New,
     OpenThread,
@@ -35,6 +38,7 @@ from engine.commands.kinds import (
     Respond,
     Say,
     Session,
+    Shell,
     Side,
     SideAction,
     Stop,
@@ -200,6 +204,18 @@ COMMANDS: tuple[Usage, ...] = (
         "session", "", "ids, thread, model, sandbox, approvals, tokens", _no_arguments(Session())
     ),
     Usage(
+        "compact",
+        "",
+        "have codex summarise the history into a shorter one, to free the context",
+        _no_arguments(Compact()),
+    ),
+    Usage(
+        "init",
+        "",
+        "have codex write an AGENTS.md for this directory (never over one that is there)",
+        _no_arguments(Init()),
+    ),
+    Usage(
         "output",
         "",
         "the latest command's whole output, in the pager (the screen keeps its last part)",
@@ -336,8 +352,10 @@ def parse(line: str) -> Command:
         CommandError: an unknown command, or a command used wrongly (with its usage).
     """
     text = line.strip()
-    if text.startswith("//"):
-        return Say(line.strip()[1:])
+    if text.startswith(("//", "!!")):
+        return Say(text[1:])
+    if text.startswith("!"):
+        return Shell(text[1:].strip())
     if not text.startswith("/"):
         return Say(line)
     name, _, rest = text[1:].partition(" ")
@@ -361,5 +379,6 @@ def parsed(line: str) -> Command | None:
 def help_text() -> str:
     width = max(len(usage.line) for usage in COMMANDS)
     lines = [f"{usage.line:<{width}}  {usage.summary}" for usage in COMMANDS]
-    lines.append(f"{'//TEXT':<{width}}  send TEXT that starts with a slash")
+    lines.append(f"{'!COMMAND':<{width}}  run your shell command here (codex sees its output)")
+    lines.append(f"{'//TEXT, !!TEXT':<{width}}  send TEXT that starts with a slash or a !")
     return "\n".join(lines)

@@ -23,6 +23,7 @@ from engine.conversations.recovery import secret_not_kept
 from engine.conversations.session import session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import Turns
+from engine.conversations.user_turns import UserTurns
 from engine.errors import ConnectionClosed, RpcError
 from engine.records.outputs import CommandOutputs
 from engine.results import CommandResult
@@ -38,6 +39,7 @@ class Rooms:
     """The rooms of the conversation core the commands go to."""
 
     turns: Turns
+    user_turns: UserTurns
     lifecycle: Lifecycle
     choices: Choices
     threads: Threads
@@ -67,6 +69,12 @@ class CommandLine:
                 conversation.id, command.text, "queue" if command.queue else "auto"
             )
             return CommandResult(outcome.accepted, outcome.message)
+        if isinstance(command, kinds.Shell):
+            return await self._rooms.user_turns.shell(conversation.id, command.command)
+        if isinstance(command, kinds.Compact):
+            return await self._rooms.user_turns.compact(conversation.id)
+        if isinstance(command, kinds.Init):
+            return await self._rooms.user_turns.init(conversation.id)
         if isinstance(command, kinds.Stop):
             stopped = await self._rooms.turns.stop(conversation.id)
             return CommandResult(True, stopped.replace("_", " "))

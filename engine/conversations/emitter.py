@@ -46,6 +46,13 @@ class Emitter:
         if not self._batching:
             self._fanout.flush()
 
+    def tell(self, event: EngineEvent) -> None:
+        """Send an event to subscribers only: not traced, not stored (what only a front end
+        needs, as the files an `@` finds)."""
+        self._fanout.publish(event)
+        if not self._batching:
+            self._fanout.flush()
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Deliver the events emitted inside as one batch."""

@@ -8,6 +8,7 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations, SubmissionState
 from engine.conversations.emitter import Emitter
+from engine.conversations.files import conversation_of
 from engine.conversations.interactions import (
     Interactions,
 )
@@ -18,6 +19,7 @@ from engine.events import (
     AccountChanged,
     ConversationUpdated,
     DeltaKind,
+    FilesFound,
     ItemCompleted,
     ItemDelta,
     ItemStarted,
@@ -137,6 +139,15 @@ class Router:
                 error=notification.error,
             )
             self._emitter.emit(finished)
+        elif isinstance(notification, wire.FileSearchUpdated):
+            conversation_id = conversation_of(notification.session_id)
+            if conversation_id is not None:
+                found = FilesFound(
+                    **self._emitter.stamp(conversation_id),
+                    query=notification.query,
+                    files=tuple(notification.files),
+                )
+                self._emitter.tell(found)
         elif isinstance(notification, wire.AccountUpdated):
             changed = AccountChanged(
                 **self._emitter.stamp(None),

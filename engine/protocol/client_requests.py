@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from pydantic import Field
+
 from engine.protocol.base import WireModel
 from engine.protocol.thread import Thread, Turn
 
@@ -196,6 +198,74 @@ class ThreadUnarchiveParams(WireModel):
     method: ClassVar[str] = "thread/unarchive"
     schema_name = "ThreadUnarchiveParams"
     thread_id: str
+
+
+class ThreadCompactStartParams(WireModel):
+    """Summarise the thread's history into a shorter one (in a turn of its own)."""
+
+    method: ClassVar[str] = "thread/compact/start"
+    schema_name = "ThreadCompactStartParams"
+    thread_id: str
+
+
+class FsGetMetadataParams(WireModel):
+    method: ClassVar[str] = "fs/getMetadata"
+    schema_name = "FsGetMetadataParams"
+    path: str
+    """Absolute, on the machine codex runs on."""
+
+
+class FsMetadata(WireModel):
+    schema_name = "FsGetMetadataResponse"
+    is_directory: bool
+    is_file: bool
+
+
+class FileSearchStartParams(WireModel):
+    """Start a search session over `roots` (codex walks them once and keeps what it found)."""
+
+    method: ClassVar[str] = "fuzzyFileSearch/sessionStart"
+    schema_name = "FuzzyFileSearchSessionStartParams"
+    session_id: str
+    roots: list[str]
+
+
+class FileSearchUpdateParams(WireModel):
+    """Search the session's files for `query` (the files come as notifications)."""
+
+    method: ClassVar[str] = "fuzzyFileSearch/sessionUpdate"
+    schema_name = "FuzzyFileSearchSessionUpdateParams"
+    session_id: str
+    query: str
+
+
+class FileSearchStopParams(WireModel):
+    method: ClassVar[str] = "fuzzyFileSearch/sessionStop"
+    schema_name = "FuzzyFileSearchSessionStopParams"
+    session_id: str
+
+
+class FileMatch(WireModel):
+    schema_name = "FuzzyFileSearchResult"
+    root: str
+    path: str
+    """Relative to `root`."""
+    file_name: str = Field(alias="file_name")
+    match_type: str = Field(default="file", alias="match_type")
+    """`file` or `directory`."""
+    score: int = 0
+    indices: list[int] | None = None
+    """Where in `path` the query's characters matched."""
+
+
+class ThreadShellCommandParams(WireModel):
+    """Run the user's own shell command in the thread (as a command item of a turn of its
+    own, which the model sees); codex runs it with full access, not in the thread's sandbox."""
+
+    method: ClassVar[str] = "thread/shellCommand"
+    schema_name = "ThreadShellCommandParams"
+    thread_id: str
+    command: str
 
 
 class TurnStartResult(WireModel):

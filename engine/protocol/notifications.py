@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from engine.protocol.base import WireModel, describe_invalid
+from engine.protocol.client_requests import FileMatch
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
 
@@ -254,6 +255,24 @@ class ModelRerouted(ServerNotification):
     to_model: str
 
 
+class FileSearchUpdated(ServerNotification):
+    """Files found so far for a search session's query (again as codex walks on)."""
+
+    method = "fuzzyFileSearch/sessionUpdated"
+    schema_name = "FuzzyFileSearchSessionUpdatedNotification"
+    session_id: str
+    query: str
+    files: list[FileMatch] = []
+
+
+class FileSearchCompleted(ServerNotification):
+    """A search session's query has all its files."""
+
+    method = "fuzzyFileSearch/sessionCompleted"
+    schema_name = "FuzzyFileSearchSessionCompletedNotification"
+    session_id: str
+
+
 class UnknownNotification(ServerNotification):
     """A notification codex-deck does not model (or could not read); shown raw."""
 
@@ -295,6 +314,8 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
         AccountRateLimitsUpdated,
         AccountLoginCompleted,
         ModelRerouted,
+        FileSearchUpdated,
+        FileSearchCompleted,
     )
 }
 

@@ -57,7 +57,8 @@ async def write_recording(
 ) -> int:
     """Write a recording of `prelude` and then of every batch until the stream ends, each
     line through `redact` (known secrets never reach the file); each batch is on disk
-    before the next is awaited. Returns how many events were written.
+    before the next is awaited (the files an `@` found are left out: a replay has no message
+    box to show them in). Returns how many events were written.
 
     Raises:
         OSError: the file could not be written (what was written before stays).
@@ -74,9 +75,10 @@ async def write_recording(
                 batch = await stream.batches()
             except StopAsyncIteration:
                 break
-            await file.write("".join(redact(_line(event)) + "\n" for event in batch))
+            kept = [event for event in batch if not isinstance(event, events.FilesFound)]
+            await file.write("".join(redact(_line(event)) + "\n" for event in kept))
             await file.flush()
-            written += len(batch)
+            written += len(kept)
     return written
 
 

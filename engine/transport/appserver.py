@@ -21,17 +21,24 @@ from engine.protocol import (
     AccountReadResult,
     ClientInfo,
     EmptyResult,
+    FileSearchStartParams,
+    FileSearchStopParams,
+    FileSearchUpdateParams,
+    FsGetMetadataParams,
+    FsMetadata,
     InitializeCapabilities,
     InitializeParams,
     InitializeResult,
     KnownServerRequest,
     ServerNotification,
     ThreadArchiveParams,
+    ThreadCompactStartParams,
     ThreadForkParams,
     ThreadOpened,
     ThreadReadParams,
     ThreadReadResult,
     ThreadResumeParams,
+    ThreadShellCommandParams,
     ThreadStartParams,
     ThreadUnarchiveParams,
     TurnInterruptParams,
@@ -91,6 +98,8 @@ class Transport(Protocol):
 NOT_HELD = (
     "account/",
     "config/read",
+    "fs/getMetadata",
+    "fuzzyFileSearch",
     "model/list",
     "thread/list",
     "thread/read",
@@ -159,6 +168,24 @@ class AppServer:
 
     async def thread_unarchive(self, params: ThreadUnarchiveParams) -> EmptyResult:
         return await self.call("thread/unarchive", params, EmptyResult)
+
+    async def thread_compact_start(self, params: ThreadCompactStartParams) -> EmptyResult:
+        return await self.call("thread/compact/start", params, EmptyResult)
+
+    async def thread_shell_command(self, params: ThreadShellCommandParams) -> EmptyResult:
+        return await self.call("thread/shellCommand", params, EmptyResult)
+
+    async def file_search_start(self, params: FileSearchStartParams) -> EmptyResult:
+        return await self.call("fuzzyFileSearch/sessionStart", params, EmptyResult)
+
+    async def file_search_update(self, params: FileSearchUpdateParams) -> EmptyResult:
+        return await self.call("fuzzyFileSearch/sessionUpdate", params, EmptyResult)
+
+    async def file_search_stop(self, params: FileSearchStopParams) -> EmptyResult:
+        return await self.call("fuzzyFileSearch/sessionStop", params, EmptyResult)
+
+    async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
+        return await self.call("fs/getMetadata", params, FsMetadata)
 
     async def turn_start(self, params: TurnStartParams) -> TurnStartResult:
         return await self.call("turn/start", params, TurnStartResult)

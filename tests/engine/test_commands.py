@@ -7,7 +7,9 @@ import pytest
 from engine.commands.kinds import (
     Archive,
     CommandError,
+    Compact,
     Help,
+    Init,
     New,
     Quit,
     Rename,
@@ -15,6 +17,7 @@ from engine.commands.kinds import (
     Respond,
     Say,
     Session,
+    Shell,
     Side,
     SideAction,
     Stop,
@@ -55,6 +58,12 @@ from engine.conversations.interactions import Approve, Cancel, Decline, Reply
         ("/closeside", SideAction("close", None)),
         ("/closeside s2", SideAction("close", "s2")),
         ("/promote s1", SideAction("promote", "s1")),
+        ("/compact", Compact()),
+        ("/init", Init()),
+        ("!git status --short", Shell("git status --short")),
+        ("  ! ls | wc -l  ", Shell("ls | wc -l")),
+        ("!", Shell("")),
+        ("!!important, not a command", Say("!important, not a command")),
     ],
 )
 def test_lines_parse(line: str, command: object) -> None:

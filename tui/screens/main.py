@@ -19,6 +19,7 @@ from engine.events import (
     ConversationUpdated,
     EngineEvent,
     EngineStatus,
+    FilesFound,
     InteractionRequested,
     Notice,
     SideChatAnswered,
@@ -181,6 +182,9 @@ class MainScreen(PanedScreen):
                 self.status.set_engine_state(f"codex {event.status}{detail}")
             elif isinstance(event, InteractionRequested):
                 self._attention(event)
+            elif isinstance(event, FilesFound):
+                self.view.files_found(event)
+                continue  # for the message box only: not the transcript's, not the trace's
             else:
                 queue.take(event)
             if isinstance(event, Notice) and event.conversation_id is None:
@@ -194,7 +198,7 @@ class MainScreen(PanedScreen):
         side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
         if side_events:
             await self._side_events(side_events)
-        self.query_one(TracePane).add(list(message.events))
+        self.query_one(TracePane).add([e for e in message.events if not isinstance(e, FilesFound)])
         if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
             self._refresh_status()
         self._refresh_lines()

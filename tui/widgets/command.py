@@ -1,4 +1,5 @@
-"""A command the agent ran: the command, where, how it ended, and its output (collapsible)."""
+"""A command the agent ran (or the user, with `!`): the command, where, how it ended, and its
+output (collapsible)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from tui.text import duration, inert, last_lines, shown_command
 from tui.widgets.streamed import Streamed
 
 COLLAPSED_LINES = 4
+USER_SHELL = "userShell"
+"""The source of a command the user ran with `!` (codex runs it outside the sandbox)."""
 
 
 class CommandCell(Streamed, Vertical, can_focus=True):
@@ -87,6 +90,8 @@ class CommandCell(Streamed, Vertical, can_focus=True):
         self.set_class(entry.status == "failed", "-failed")
         self.set_class(entry.status == "declined", "-declined")
         parts = [inert(item.cwd), entry.status.replace("inProgress", "running")]
+        if item.source == USER_SHELL:
+            parts.insert(0, "your command, with full access")
         if item.exit_code is not None:
             parts.append(f"exit {item.exit_code}")
         if item.duration_ms is not None:

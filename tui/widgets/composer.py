@@ -1,7 +1,8 @@
 """Where the user writes: Enter sends (steers a running turn), Tab queues, Esc stops.
 
-A `/` at the start opens completion of the slash commands with their usage. Up and down on
-the first or last line walk through what was sent before.
+A `/` at the start opens completion of the slash commands with their usage; an `@` opens the
+files that match what follows it (`tui.widgets.mentions`). Up and down on the first or last
+line walk through what was sent before.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.widgets.option_list import Option
 from engine import COMMANDS, IMAGE_SUFFIXES, Usage
 from engine.protocol import TEXT_INPUT_CHARS
 from tui.widgets.draft import DraftBox, Mode
+from tui.widgets.mentions import FileCompletion, Mention, as_typed, mention_at
 from tui.widgets.ordered import run_binding
 
 HISTORY_KEPT = 200
@@ -106,6 +108,17 @@ class Composer(DraftBox):
             return self.composer
 
     @dataclass
+    class MentionTyped(Message):
+        """An `@word` is being typed: find the files that match it."""
+
+        composer: Composer
+        mention: Mention
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    @dataclass
     class ImagePasted(Message):
         """A path to an image was pasted: attach it (or, if it cannot be, type it)."""
 
@@ -133,6 +146,42 @@ class Composer(DraftBox):
     @property
     def completion(self) -> CommandCompletion:
         return self.screen.query_one(CommandCompletion)
+
+    @property
+    def files(self) -> FileCompletion:
+        return self.screen.query_one(FileCompletion)
+
+    def _mention(self) -> Mention | None:
+        row, column = self.cursor_location
+        return mention_at(self.document.get_line(row), row, column)
+
+    def _choose_file(self, key: str) -> bool:
+        """A key for the list of files open for the `@word` at the cursor: move in it, put
+        the chosen file in (tab, enter) or close it (esc). False when the key is not the
+        list's (it then does what it does in the box)."""
+        files = self.files
+        if not files.is_open or key not in ("up", "down", "tab", "enter", "escape"):
+            return False
+        mention = self._mention()
+        if mention is None:
+            files.close()  # a list left from what was typed before
+            return False
+        if key == "escape":
+            files.close()
+            return True
+        if key in ("up", "down"):
+            files.action_cursor_up() if key == "up" else files.action_cursor_down()
+            return True
+        path = files.chosen()
+        if path is None and key == "tab":
+            return True  # the files have not come yet: tab waits for them, it queues nothing
+        if path is None:
+            files.close()
+            return False  # nothing to choose: enter sends
+        end = (mention.row, mention.column + 1 + len(mention.query))
+        self.replace(as_typed(path) + " ", (mention.row, mention.column), end)
+        files.close()
+        return True
 
     def remember(self, text: str) -> None:
         """Keep a sent message for up/down (as it looked in the box)."""
@@ -164,6 +213,9 @@ class Composer(DraftBox):
                     self.text = f"/{name} "
                     self.move_cursor(self.document.end)
                 completion.show([])
+            return
+        if self._choose_file(key):
+            self._stop(event)
             return
         if key == "enter":
             self._stop(event)
@@ -304,6 +356,13 @@ class Composer(DraftBox):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self.completion.show(completions(self.text))
+        mention = self._mention()
+        files = self.files
+        if mention is None:
+            files.close()
+        elif mention != files.mention:
+            files.looking(mention)  # the files found for what was typed before stay meanwhile
+            self.post_message(self.MentionTyped(self, mention))
 
 
 def placeholder(pasted: str, lines: int, taken: Collection[str]) -> str:

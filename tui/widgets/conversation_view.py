@@ -15,7 +15,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer
 from engine.errors import CodexDeckError
-from engine.events import ConversationInfo, EngineEvent
+from engine.events import ConversationInfo, EngineEvent, FilesFound
 from engine.frontend import Backend
 from tui.entries import CommandEntry
 from tui.pager import page_output
@@ -27,9 +27,11 @@ from tui.widgets.composer import CommandCompletion, Composer
 from tui.widgets.draft import HELD, Draft
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
+from tui.widgets.mentions import FileCompletion
 from tui.widgets.message import AgentMessage
 from tui.widgets.strips import AttachmentsStrip, ComposerNote, QueueStrip, WaitingStrip
 from tui.widgets.transcript import Transcript
+from tui.widgets.working import WorkingLine
 
 BELOW = "▼ new output below · ctrl+end goes to it and follows"
 
@@ -61,10 +63,12 @@ class ConversationView(Vertical):
     def compose(self) -> ComposeResult:
         yield ContentSwitcher(id="transcripts")
         yield Static(BELOW, id="below", markup=False)
+        yield WorkingLine()
         yield QueueStrip()
         yield WaitingStrip()
         yield AttachmentsStrip()
         yield CommandCompletion()
+        yield FileCompletion()
         yield ComposerNote()
         yield FindBar(self.current_transcript)
         yield Composer()
@@ -151,8 +155,10 @@ class ConversationView(Vertical):
             await switcher.add_content(Transcript(info.id, self.welcome, info.cwd))
 
     async def apply(self, events: dict[str, list[EngineEvent]]) -> None:
-        """Each conversation's events, into its transcript."""
+        """Each conversation's events, into its transcript (and what its turn does now)."""
+        working = self.get_child_by_type(WorkingLine)
         for conversation_id, its_events in events.items():
+            working.take(conversation_id, its_events)
             transcript = self.transcript(conversation_id)
             if transcript is not None:
                 await transcript.apply(its_events)
@@ -220,6 +226,7 @@ class ConversationView(Vertical):
     def refresh_lines(self, info: ConversationInfo | None) -> None:
         """The lines above the message box, for the conversation shown (`info`)."""
         self.queue.show(self.current)
+        self.get_child_by_type(WorkingLine).show(info)
         transcript = self.current_transcript()
         self.get_child_by_type(WaitingStrip).show(transcript.waiting if transcript else [])
         self.get_child_by_type(AttachmentsStrip).show(info)
@@ -238,6 +245,32 @@ class ConversationView(Vertical):
     def _find_closed(self) -> None:
         self.screen.set_focus(self.composer)
         self.follow()  # done reading where find went: back to what comes
+
+    @on(Composer.MentionTyped)
+    def _mention_typed(self, event: Composer.MentionTyped) -> None:
+        if self.backend is not None and self.current is not None:
+            self._find_files(self.current, event)
+
+    @work(group="files", exclusive=True)
+    @reported("Files could not be found")
+    async def _find_files(self, conversation_id: str, event: Composer.MentionTyped) -> None:
+        """Ask for the files that match an `@word`; they come as `FilesFound` events (the
+        box never waits for them)."""
+        assert self.backend is not None
+        files = self.query_one(FileCompletion)
+        transcript = self.transcript(conversation_id)
+        files.searching(event.mention, transcript.cwd if transcript is not None else "")
+        if not event.mention.query:
+            return
+        try:
+            await self.backend.find_files(conversation_id, event.mention.query)
+        except CodexDeckError as error:
+            files.problem(event.mention, str(error))
+
+    def files_found(self, event: FilesFound) -> None:
+        """Files an `@` search found: into the list, if it is still for that query here."""
+        if event.conversation_id == self.current:
+            self.query_one(FileCompletion).show(event.query, list(event.files))
 
     @on(Composer.PasteRefused)
     def _paste_refused(self, event: Composer.PasteRefused) -> None:

@@ -1,0 +1,123 @@
+"""Turns the user asks for beside messages, on the real binary: /compact, `!command`, /init."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.engine import Engine
+from engine.events import ItemCompleted, Notice, TurnCompleted
+from engine.protocol import CommandExecutionItem, ContextCompactionItem
+from engine.scripted_model import ScriptedModel
+from tests.e2e.eventlog import EventLog
+
+pytestmark = pytest.mark.anyio
+
+Deck = tuple[Engine, EventLog]
+
+
+async def test_compact_shows_the_compaction_and_frees_the_context(deck: Deck) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    await engine.submit(conversation.id, "show markdown")
+    await log.turn_completed(conversation.id)
+    before = engine.session_info(conversation.id).context_left
+    assert before is not None
+
+    result = await engine.execute(conversation.id, "/compact")
+
+    assert result.ok, result.message
+    compacted = await log.wait_for(
+        ItemCompleted, lambda e: isinstance(e.item, ContextCompactionItem)
+    )
+    done = await log.turn_completed(conversation.id, count=2)
+    assert done.status == "completed"
+    assert compacted.turn_id == done.turn_id
+    after = engine.session_info(conversation.id).context_left
+    assert after is not None
+    assert after > before, (before, after)
+
+
+async def test_compact_is_refused_while_a_turn_runs_and_before_anything_was_said(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    empty = await engine.execute(conversation.id, "/compact")
+    assert not empty.ok
+    assert "Nothing to compact yet" in empty.message
+
+    await engine.submit(conversation.id, "take your time")
+    await scripted_model.wait_until_holding()
+    running = await engine.execute(conversation.id, "/compact")
+    assert not running.ok
+    assert "A turn is running" in running.message
+    assert "Nothing was compacted" in running.message
+    scripted_model.release()
+    await log.turn_completed(conversation.id)
+    assert not [e for e in log.of(ItemCompleted) if isinstance(e.item, ContextCompactionItem)]
+    told = [n.text for n in log.of(Notice, conversation.id) if n.level == "error"]
+    assert told == [empty.message, running.message]
+
+
+async def test_a_shell_command_runs_in_the_conversation_and_the_model_sees_its_output(
+    deck: Deck, scripted_model: ScriptedModel, workspace: Path
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+
+    result = await engine.execute(conversation.id, "!echo made > made.txt && echo 'it is made'")
+
+    assert result.ok, result.message
+    ran = await log.wait_for(ItemCompleted, lambda e: isinstance(e.item, CommandExecutionItem))
+    await log.turn_completed(conversation.id)
+    assert isinstance(ran.item, CommandExecutionItem)
+    assert (workspace / "made.txt").read_text() == "made\n"
+    assert ran.item.exit_code == 0
+    assert "it is made" in (ran.item.aggregated_output or "")
+    assert scripted_model.responses_requests() == [], "no model turn for the user's command"
+
+    await engine.submit(conversation.id, "count for me")
+    await log.turn_completed(conversation.id, count=2)
+    [request] = scripted_model.responses_requests()
+    assert "it is made" in json.dumps(request.input_items), "the model saw the output"
+
+
+async def test_bang_alone_is_refused_and_a_double_bang_sends_text(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    empty = await engine.execute(conversation.id, "!   ")
+    assert not empty.ok
+    assert "needs a command" in empty.message
+    assert "Nothing was run" in empty.message
+
+    said = await engine.execute(conversation.id, "!!important: count for me")
+    assert said.ok, said.message
+    await log.turn_completed(conversation.id)
+    assert scripted_model.responses_requests()[-1].user_text == "!important: count for me"
+    assert not [e for e in log.of(ItemCompleted) if isinstance(e.item, CommandExecutionItem)]
+
+
+async def test_init_has_codex_write_agents_md_and_never_over_one_that_is_there(
+    deck: Deck, workspace: Path
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+
+    result = await engine.execute(conversation.id, "/init")
+
+    assert result.ok, result.message
+    done = await log.turn_completed(conversation.id)
+    assert done.status == "completed"
+    written = (workspace / "AGENTS.md").read_text()
+    assert written.startswith("# Repository Guidelines")
+
+    again = await engine.execute(conversation.id, "/init")
+    assert not again.ok
+    assert "already there" in again.message
+    assert (workspace / "AGENTS.md").read_text() == written
+    assert len(log.of(TurnCompleted, conversation.id)) == 1

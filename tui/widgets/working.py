@@ -1,0 +1,127 @@
+"""The working line: while a turn runs in the conversation shown, what codex is doing now, for
+how long, and the key that stops it, just above the message box where the eye is (as the
+Codex TUI's "Working (12s • esc to interrupt)")."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from textual.widgets import Static
+
+from engine import protocol as wire
+from engine.events import (
+    BUSY_STATES,
+    ConversationInfo,
+    EngineEvent,
+    ItemCompleted,
+    ItemDelta,
+    ItemStarted,
+    TurnCompleted,
+    TurnStarted,
+)
+from tui.text import clock, inert, shown_command
+
+COMMAND_SHOWN_CHARS = 60
+THINKING = "thinking"
+
+
+def doing(item: wire.KnownItem | wire.UnknownItem) -> str | None:
+    """What an item that has started says codex is doing (None: nothing worth a word)."""
+    if isinstance(item, wire.CommandExecutionItem):
+        command = shown_command(item.command).splitlines()[0] if item.command else ""
+        if len(command) > COMMAND_SHOWN_CHARS:
+            command = command[: COMMAND_SHOWN_CHARS - 1] + "…"
+        return f"running `{command}`"
+    if isinstance(item, wire.ReasoningItem):
+        return THINKING
+    if isinstance(item, wire.AgentMessageItem):
+        return "writing"
+    if isinstance(item, wire.FileChangeItem):
+        return "changing files"
+    if isinstance(item, wire.McpToolCallItem):
+        return f"calling {item.server}.{item.tool}"
+    if isinstance(item, wire.DynamicToolCallItem):
+        return f"calling {item.tool}"
+    if isinstance(item, wire.WebSearchItem):
+        return "searching the web"
+    if isinstance(item, wire.ContextCompactionItem):
+        return "compacting the history"
+    return None
+
+
+class Activity:
+    """What one conversation's running turn is doing: the items started and not completed."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, str] = {}
+
+    def take(self, event: EngineEvent) -> None:
+        if isinstance(event, TurnStarted | TurnCompleted):
+            self._open.clear()
+        elif isinstance(event, ItemStarted):
+            said = doing(event.item)
+            if said is not None:
+                self._open[event.item.id] = said
+        elif isinstance(event, ItemCompleted):
+            self._open.pop(event.item.id, None)
+        elif isinstance(event, ItemDelta) and event.kind.startswith("reasoning"):
+            self._open.setdefault(event.item_id, THINKING)
+
+    @property
+    def now(self) -> str:
+        """The latest thing started that has not ended; between items, codex thinks."""
+        return next(reversed(self._open.values()), THINKING)
+
+
+def working_text(info: ConversationInfo, activity: Activity, now: float) -> str:
+    """The line for a busy conversation."""
+    elapsed = clock(now - info.turn_started_at) if info.turn_started_at is not None else ""
+    if info.state == "waiting":
+        return f"⚠ Waiting for your answer {elapsed} · esc stops the turn"
+    if info.state == "stopping":
+        return f"• Stopping {elapsed}"
+    if info.state == "preparing":
+        return "• Starting · esc stops"
+    return f"• Working {elapsed} · {inert(activity.now)} · esc stops"
+
+
+class WorkingLine(Static):
+    """Shown while the conversation in view has a turn running; hidden otherwise."""
+
+    DEFAULT_CSS = """
+    WorkingLine { height: 1; padding: 0 2; color: $text-muted; display: none; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(id="working", markup=False)
+        self._activities: dict[str, Activity] = {}
+        self._info: ConversationInfo | None = None
+        self._said = ""
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self._redraw)
+
+    def take(self, conversation_id: str, events: Sequence[EngineEvent]) -> None:
+        """Follow what a conversation's turn does."""
+        activity = self._activities.setdefault(conversation_id, Activity())
+        for event in events:
+            activity.take(event)
+
+    def show(self, info: ConversationInfo | None) -> None:
+        """The line for the conversation shown (`info`), or none when it is idle."""
+        self._info = info
+        self._redraw()
+
+    def _redraw(self) -> None:
+        info = self._info
+        busy = info is not None and info.state in BUSY_STATES
+        text = ""
+        if info is not None and busy:
+            activity = self._activities.setdefault(info.id, Activity())
+            text = working_text(info, activity, time.time())
+        if text == self._said:
+            return  # every batch of events comes here; an update re-lays out the screen
+        self._said = text
+        self.display = bool(text)
+        self.update(text)
