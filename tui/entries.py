@@ -12,21 +12,28 @@ from textual.widget import Widget
 
 from engine.events import InteractionInfo, NoticeLevel, PlanUpdated, TurnCompleted
 from engine.protocol import (
+    CollabAgentToolCallItem,
     CommandExecutionItem,
     ContextCompactionItem,
     DynamicToolCallItem,
     FileChangeItem,
+    FunctionCallOutputItem,
+    HookPromptItem,
     ImageGenerationItem,
     ImageViewItem,
     KnownItem,
     McpToolCallItem,
     PlanItem,
     ReviewModeItem,
+    SleepItem,
+    SubAgentActivityItem,
     UnknownItem,
     WebSearchItem,
 )
+from tui.text import duration
 
 KEPT_OUTPUT_CHARS = 256 * 1024
+SHOWN_PROMPT_CHARS = 100
 """Command output kept for the screen; past it the oldest output is dropped."""
 
 
@@ -132,6 +139,31 @@ def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
         ) + item.review
     if isinstance(item, PlanItem):
         return "plan:\n" + item.text
+    if isinstance(item, HookPromptItem):
+        added = " ".join(fragment.text for fragment in item.fragments)
+        return f"a hook added to the prompt: {clipped(added)}"
+    if isinstance(item, FunctionCallOutputItem):
+        return f"function {item.namespace + '.' if item.namespace else ''}{item.name} returned"
+    if isinstance(item, SleepItem):
+        return f"waited {duration(item.duration_ms)}"
+    if isinstance(item, CollabAgentToolCallItem):
+        return agents_line(item, status)
+    if isinstance(item, SubAgentActivityItem):
+        return f"sub-agent {item.agent_path} {item.kind}"
     if isinstance(item, UnknownItem):
         return f"{item.type} (not shown by codex-deck{': ' + item.problem if item.problem else ''})"
     return f"{item.type} · {status}"
+
+
+def clipped(text: str, most: int = SHOWN_PROMPT_CHARS) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= most else line[: most - 1] + "…"
+
+
+def agents_line(item: CollabAgentToolCallItem, status: str) -> str:
+    """A call of codex's multi-agent tools: which tool, the agents it named and how each is."""
+    agents = ", ".join(
+        f"{thread[:8]} {state.status}" for thread, state in item.agents_states.items()
+    ) or ", ".join(thread[:8] for thread in item.receiver_thread_ids)
+    prompt = f": {clipped(item.prompt)}" if item.prompt else ""
+    return f"agents · {item.tool} · {status}{' · ' + agents if agents else ''}{prompt}"

@@ -14,6 +14,7 @@ from engine.conversations.interactions import (
 )
 from engine.conversations.item_keys import keyed
 from engine.conversations.journal import Journal
+from engine.conversations.reports import Reports
 from engine.conversations.requests import Requests
 from engine.events import (
     AccountChanged,
@@ -78,6 +79,7 @@ class Router:
         self.requests = Requests(emitter, conversations, interactions, self.updated, self._unknown)
         """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
+        self._reports = Reports(self._notice, self._emit_delta, self.updated)
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -139,6 +141,8 @@ class Router:
                 error=notification.error,
             )
             self._emitter.emit(finished)
+        elif isinstance(notification, wire.McpServerStartup):
+            self._reports.engine_wide(notification)
         elif isinstance(notification, wire.FileSearchUpdated):
             conversation_id = conversation_of(notification.session_id)
             if conversation_id is not None:
@@ -188,6 +192,8 @@ class Router:
                 self._rerouted(conversation, notification)
             case wire.ThreadStatusChanged():
                 self._status(conversation, notification)
+            case _:
+                self._reports.in_conversation(conversation, notification)
 
     def _delta(self, conversation: Conversation, notification: wire.ItemDelta) -> None:
         kind = DELTA_KINDS.get(type(notification))

@@ -218,6 +218,74 @@ class ContextCompactionItem(WireModel):
     id: str
 
 
+class HookPromptFragment(WireModel):
+    schema_name = "HookPromptFragment"
+    hook_run_id: str
+    text: str
+
+
+class HookPromptItem(WireModel):
+    """Text a hook added to what the model is sent."""
+
+    schema_name = "ThreadItem#hookPrompt"
+    type: Literal["hookPrompt"] = "hookPrompt"
+    id: str
+    fragments: list[HookPromptFragment] = []
+
+
+class FunctionCallOutputItem(WireModel):
+    """What a function the model called returned (a tool without an item of its own)."""
+
+    schema_name = "ThreadItem#functionCallOutput"
+    type: Literal["functionCallOutput"] = "functionCallOutput"
+    id: str
+    name: str
+    namespace: str | None = None
+    output: Any = None
+
+
+class SleepItem(WireModel):
+    """The agent waited."""
+
+    schema_name = "ThreadItem#sleep"
+    type: Literal["sleep"] = "sleep"
+    id: str
+    duration_ms: int
+
+
+class CollabAgentState(WireModel):
+    schema_name = "CollabAgentState"
+    status: str
+    message: str | None = None
+
+
+class CollabAgentToolCallItem(WireModel):
+    """A call of codex's multi-agent tools: spawning a sub-agent, writing to one, waiting."""
+
+    schema_name = "ThreadItem#collabAgentToolCall"
+    type: Literal["collabAgentToolCall"] = "collabAgentToolCall"
+    id: str
+    tool: str
+    status: str
+    sender_thread_id: str
+    receiver_thread_ids: list[str] = []
+    agents_states: dict[str, CollabAgentState] = {}
+    prompt: str | None = None
+    model: str | None = None
+
+
+class SubAgentActivityItem(WireModel):
+    """A sub-agent started, was written to, was interrupted or completed."""
+
+    schema_name = "ThreadItem#subAgentActivity"
+    type: Literal["subAgentActivity"] = "subAgentActivity"
+    id: str
+    agent_path: str
+    agent_thread_id: str
+    kind: str
+    model: str | None = None
+
+
 class UnknownItem(WireModel):
     """An item codex-deck does not model (or could not read); shown raw."""
 
@@ -241,6 +309,11 @@ KnownItem = (
     | ImageGenerationItem
     | ReviewModeItem
     | ContextCompactionItem
+    | HookPromptItem
+    | FunctionCallOutputItem
+    | SleepItem
+    | CollabAgentToolCallItem
+    | SubAgentActivityItem
 )
 
 ITEM_TYPES: dict[str, type[KnownItem]] = {
@@ -258,6 +331,11 @@ ITEM_TYPES: dict[str, type[KnownItem]] = {
     "enteredReviewMode": ReviewModeItem,
     "exitedReviewMode": ReviewModeItem,
     "contextCompaction": ContextCompactionItem,
+    "hookPrompt": HookPromptItem,
+    "functionCallOutput": FunctionCallOutputItem,
+    "sleep": SleepItem,
+    "collabAgentToolCall": CollabAgentToolCallItem,
+    "subAgentActivity": SubAgentActivityItem,
 }
 
 

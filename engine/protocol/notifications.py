@@ -255,6 +255,81 @@ class ModelRerouted(ServerNotification):
     to_model: str
 
 
+class HookRun(WireModel):
+    """One run of a hook the user configured in codex."""
+
+    schema_name = "HookRunSummary"
+    id: str
+    event_name: str
+    status: str
+    """running, completed, failed, blocked or stopped."""
+    status_message: str | None = None
+    duration_ms: int | None = None
+
+
+class HookStarted(ServerNotification):
+    method = "hook/started"
+    schema_name = "HookStartedNotification"
+    thread_id: str
+    turn_id: str | None = None
+    run: HookRun
+
+
+class HookCompleted(ServerNotification):
+    method = "hook/completed"
+    schema_name = "HookCompletedNotification"
+    thread_id: str
+    turn_id: str | None = None
+    run: HookRun
+
+
+class ThreadSettingsReport(WireModel):
+    """The settings a thread runs with, as codex has them now."""
+
+    schema_name = "ThreadSettings"
+    model: str
+    model_provider: str
+    effort: str | None = None
+
+
+class ThreadSettingsUpdated(ServerNotification):
+    """Codex changed a thread's settings (another client of a shared codex, or codex)."""
+
+    method = "thread/settings/updated"
+    schema_name = "ThreadSettingsUpdatedNotification"
+    thread_id: str
+    thread_settings: ThreadSettingsReport
+
+
+class TerminalInteraction(ServerNotification):
+    """The agent wrote to a running command's input."""
+
+    method = "item/commandExecution/terminalInteraction"
+    schema_name = "TerminalInteractionNotification"
+    thread_id: str
+    turn_id: str
+    item_id: str
+    stdin: str
+
+
+class GuardianWarning(ServerNotification):
+    method = "guardianWarning"
+    schema_name = "GuardianWarningNotification"
+    thread_id: str
+    message: str
+
+
+class McpServerStartup(ServerNotification):
+    """An MCP server of codex's config is starting, ready, failed or cancelled."""
+
+    method = "mcpServer/startupStatus/updated"
+    schema_name = "McpServerStatusUpdatedNotification"
+    name: str
+    status: str
+    error: str | None = None
+    thread_id: str | None = None
+
+
 class FileSearchUpdated(ServerNotification):
     """Files found so far for a search session's query (again as codex walks on)."""
 
@@ -316,6 +391,12 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
         ModelRerouted,
         FileSearchUpdated,
         FileSearchCompleted,
+        HookStarted,
+        HookCompleted,
+        ThreadSettingsUpdated,
+        TerminalInteraction,
+        GuardianWarning,
+        McpServerStartup,
     )
 }
 

@@ -47,6 +47,10 @@ def doing(item: wire.KnownItem | wire.UnknownItem) -> str | None:
         return "searching the web"
     if isinstance(item, wire.ContextCompactionItem):
         return "compacting the history"
+    if isinstance(item, wire.CollabAgentToolCallItem):
+        return "working with sub-agents"
+    if isinstance(item, wire.SleepItem):
+        return "waiting"
     return None
 
 
@@ -76,14 +80,14 @@ class Activity:
 
 def working_text(info: ConversationInfo, activity: Activity, now: float) -> str:
     """The line for a busy conversation."""
-    elapsed = clock(now - info.turn_started_at) if info.turn_started_at is not None else ""
+    elapsed = f" {clock(now - info.turn_started_at)}" if info.turn_started_at is not None else ""
     if info.state == "waiting":
-        return f"⚠ Waiting for your answer {elapsed} · esc stops the turn"
+        return f"⚠ Waiting for your answer{elapsed} · esc stops the turn"
     if info.state == "stopping":
-        return f"• Stopping {elapsed}"
+        return f"• Stopping{elapsed}"
     if info.state == "preparing":
         return "• Starting · esc stops"
-    return f"• Working {elapsed} · {inert(activity.now)} · esc stops"
+    return f"• Working{elapsed} · {inert(activity.now)} · esc stops"
 
 
 class WorkingLine(Static):

@@ -1,0 +1,96 @@
+"""What codex tells beside a turn's items, said where the user looks: a hook that ran (in the
+transcript; one that failed or blocked as a warning), a guardian's warning, an MCP server
+that failed to start (once, plainly), the model codex switched a thread to, and what the
+agent typed into a running command (in that command's output)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import get_args
+
+from engine import protocol as wire
+from engine.conversations.conversation import Conversation
+from engine.events import DeltaKind, NoticeLevel
+
+Notify = Callable[[Conversation | None, NoticeLevel, str], None]
+Delta = Callable[[Conversation, str, str, DeltaKind, str, int], None]
+Updated = Callable[[Conversation], None]
+
+HOOK_WARNINGS = frozenset({"failed", "blocked"})
+
+
+def effort_of(said: str | None) -> wire.ReasoningEffort | None:
+    """A reasoning effort codex named, if it is one codex-deck knows."""
+    for effort in get_args(wire.ReasoningEffort):
+        if effort == said:
+            return effort  # type: ignore[no-any-return]
+    return None
+
+
+def hook_line(run: wire.HookRun) -> str:
+    """A hook that ran, in one line: its event, how it ended, what it said, how long."""
+    said = f": {run.status_message}" if run.status_message else ""
+    took = f" · {run.duration_ms:,} ms" if run.duration_ms is not None else ""
+    return f"hook {run.event_name} {run.status}{said}{took}"
+
+
+class Reports:
+    def __init__(self, notify: Notify, delta: Delta, updated: Updated) -> None:
+        self._notify = notify
+        self._delta = delta
+        self._updated = updated
+        self._mcp_failed: set[str] = set()
+
+    def in_conversation(
+        self, conversation: Conversation, notification: wire.ServerNotification
+    ) -> None:
+        match notification:
+            case wire.HookCompleted():
+                level: NoticeLevel = (
+                    "warning" if notification.run.status in HOOK_WARNINGS else "info"
+                )
+                self._notify(conversation, level, hook_line(notification.run))
+            case wire.GuardianWarning():
+                self._notify(conversation, "warning", notification.message)
+            case wire.TerminalInteraction():
+                typed = (
+                    notification.stdin
+                    if notification.stdin.endswith("\n")
+                    else (notification.stdin + "\n")
+                )
+                self._delta(
+                    conversation,
+                    notification.turn_id,
+                    notification.item_id,
+                    "command_output",
+                    f"⌨ {typed}",
+                    0,
+                )
+            case wire.ThreadSettingsUpdated():
+                settings = notification.thread_settings
+                if (settings.model, settings.effort) != (
+                    conversation.model,
+                    conversation.reasoning_effort,
+                ):
+                    conversation.model = settings.model
+                    conversation.reasoning_effort = effort_of(settings.effort)
+                    self._updated(conversation)
+            case wire.McpServerStartup():
+                self.engine_wide(notification, conversation)
+
+    def engine_wide(
+        self, notification: wire.ServerNotification, conversation: Conversation | None = None
+    ) -> None:
+        if isinstance(notification, wire.McpServerStartup):
+            failed = notification.status == "failed"
+            if failed and notification.name not in self._mcp_failed:
+                self._mcp_failed.add(notification.name)
+                why = f": {notification.error}" if notification.error else ""
+                self._notify(
+                    conversation,
+                    "warning",
+                    f"The MCP server {notification.name!r} failed to start{why}. Its tools "
+                    "are not there until it starts (codex's config names it).",
+                )
+            elif notification.status == "ready":
+                self._mcp_failed.discard(notification.name)

@@ -1,0 +1,73 @@
+"""What codex tells beside a turn's items, as codex-deck says it (hooks, typed input, settings)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import protocol as wire
+from engine.conversations.conversation import Conversation
+from engine.conversations.reports import Reports
+
+
+class Told:
+    def __init__(self) -> None:
+        self.notices: list[tuple[str, str]] = []
+        self.deltas: list[tuple[str, str, str]] = []
+        self.updated = 0
+
+    def reports(self) -> Reports:
+        def notify(conversation: Conversation | None, level: str, text: str) -> None:
+            self.notices.append((level, text))
+
+        def delta(
+            conversation: Conversation, turn: str, item: str, kind: str, text: str, index: int
+        ) -> None:
+            self.deltas.append((item, kind, text))
+
+        def updated(conversation: Conversation) -> None:
+            self.updated += 1
+
+        return Reports(notify, delta, updated)
+
+
+def hook(status: str, message: str | None = None) -> dict[str, Any]:
+    run = {"id": "h1", "eventName": "preToolUse", "status": status, "durationMs": 1200}
+    if message:
+        run["statusMessage"] = message
+    return {"threadId": "t", "turnId": "u", "run": run}
+
+
+def test_a_hook_is_one_line_and_one_that_blocked_is_a_warning() -> None:
+    told = Told()
+    reports = told.reports()
+    conversation = Conversation(id="c", title="t", cwd="/w")
+    reports.in_conversation(conversation, wire.HookCompleted.model_validate(hook("completed")))
+    blocked = hook("blocked", "rm is not allowed here")
+    reports.in_conversation(conversation, wire.HookCompleted.model_validate(blocked))
+    assert told.notices == [
+        ("info", "hook preToolUse completed · 1,200 ms"),
+        ("warning", "hook preToolUse blocked: rm is not allowed here · 1,200 ms"),
+    ]
+
+
+def test_what_the_agent_types_into_a_command_shows_in_its_output() -> None:
+    told = Told()
+    typed = {"threadId": "t", "turnId": "u", "itemId": "i", "processId": "p", "stdin": "yes"}
+    told.reports().in_conversation(
+        Conversation(id="c", title="t", cwd="/w"), wire.TerminalInteraction.model_validate(typed)
+    )
+    assert told.deltas == [("i", "command_output", "⌨ yes\n")]
+
+
+def test_a_model_codex_switched_to_is_taken_once() -> None:
+    told = Told()
+    reports = told.reports()
+    conversation = Conversation(id="c", title="t", cwd="/w")
+    settings = {
+        "threadId": "t",
+        "threadSettings": {"model": "gpt-5.1", "modelProvider": "openai", "effort": "high"},
+    }
+    for _ in range(2):
+        reports.in_conversation(conversation, wire.ThreadSettingsUpdated.model_validate(settings))
+    assert (conversation.model, conversation.reasoning_effort) == ("gpt-5.1", "high")
+    assert told.updated == 1
