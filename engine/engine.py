@@ -21,6 +21,7 @@ from engine.conversations.conversation import Conversations
 from engine.conversations.core import Core
 from engine.conversations.emitter import Emitter
 from engine.conversations.files import FileSearch
+from engine.conversations.goals import Goals
 from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
 from engine.conversations.interactions import Answer, Interactions
 from engine.conversations.journal import Journal
@@ -131,6 +132,7 @@ class Engine:
         rooms = Rooms(
             self._turns,
             UserTurns(core, self._turns, self._restorer),
+            Goals(core, self._restorer),
             self._lifecycle,
             self._choices,
             self._threads,

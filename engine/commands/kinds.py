@@ -176,6 +176,14 @@ class Init:
 
 
 @dataclass(frozen=True, slots=True)
+class Goal:
+    """Show the goal (`show`), set it to `objective`, clear, pause or resume it."""
+
+    action: Literal["show", "set", "clear", "pause", "resume"]
+    objective: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     """A side question (in the active side chat, or a new one); no question: list them."""
 
@@ -220,4 +228,5 @@ Command = (
     | Compact
     | Shell
     | Init
+    | Goal
 )

@@ -21,6 +21,7 @@ from engine.commands.kinds import (
     Compact,
     Continue,
     Export,
+    Goal,
     Help,
     Image,
     Init,
@@ -182,6 +183,18 @@ def _image(rest: str) -> Command:
     return Image(rest or None)
 
 
+def _goal(rest: str) -> Command:
+    if not rest:
+        return Goal("show")
+    if rest == "clear":
+        return Goal("clear")
+    if rest == "pause":
+        return Goal("pause")
+    if rest == "resume":
+        return Goal("resume")
+    return Goal("set", rest)
+
+
 def _cancel(rest: str) -> Command:
     return _interaction_and(_plain(Cancel()))(rest) if rest else Stop()
 
@@ -208,6 +221,12 @@ COMMANDS: tuple[Usage, ...] = (
         "",
         "have codex summarise the history into a shorter one, to free the context",
         _no_arguments(Compact()),
+    ),
+    Usage(
+        "goal",
+        "[OBJECTIVE|clear|pause|resume]",
+        "what codex works toward, by itself, until it is done; alone: show it",
+        _goal,
     ),
     Usage(
         "init",

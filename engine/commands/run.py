@@ -16,6 +16,7 @@ from engine.commands.parse import help_text, parse
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
+from engine.conversations.goals import Goals
 from engine.conversations.history import describe_thread
 from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.models import describe_model
@@ -40,6 +41,7 @@ class Rooms:
 
     turns: Turns
     user_turns: UserTurns
+    goals: Goals
     lifecycle: Lifecycle
     choices: Choices
     threads: Threads
@@ -75,6 +77,8 @@ class CommandLine:
             return await self._rooms.user_turns.compact(conversation.id)
         if isinstance(command, kinds.Init):
             return await self._rooms.user_turns.init(conversation.id)
+        if isinstance(command, kinds.Goal):
+            return await self._rooms.goals.goal(conversation.id, command.action, command.objective)
         if isinstance(command, kinds.Stop):
             stopped = await self._rooms.turns.stop(conversation.id)
             return CommandResult(True, stopped.replace("_", " "))

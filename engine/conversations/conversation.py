@@ -18,6 +18,7 @@ from engine.protocol import (
     KnownItem,
     ReasoningEffort,
     SandboxMode,
+    ThreadGoal,
     ThreadOpened,
     TokenUsage,
     UnknownItem,
@@ -88,6 +89,8 @@ class Conversation:
     """Approvals given for the whole session (or saved as rules), in words."""
     plan_mode: bool = False
     """Turns run in codex's plan collaboration mode (it may ask questions)."""
+    goal: ThreadGoal | None = None
+    """What codex works toward in this thread (/goal), as codex last said."""
     approval_policy: ApprovalPolicy | None = None
     """Set with /approvals; applies from the next turn."""
     sandbox: SandboxMode | None = None

@@ -5,31 +5,15 @@ once and keeps what it found; each query typed is searched in that, and the file
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from engine import protocol as wire
+from engine.conversations.core import Core
+from engine.conversations.file_sessions import session_of
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
-
-if TYPE_CHECKING:
-    from engine.conversations.core import Core
-    from engine.transport.appserver import AppServer
-
-SESSION_PREFIX = "files-"
+from engine.transport.appserver import AppServer
 
 
 class FilesUnreadable(CodexDeckError):
     """The working directory cannot be searched; the message says why."""
-
-
-def session_of(conversation_id: str) -> str:
-    return SESSION_PREFIX + conversation_id
-
-
-def conversation_of(session_id: str) -> str | None:
-    """The conversation whose `@` search a session is (None: not one of codex-deck's)."""
-    return (
-        session_id.removeprefix(SESSION_PREFIX) if session_id.startswith(SESSION_PREFIX) else None
-    )
 
 
 class FileSearch:

@@ -1,7 +1,8 @@
 """What codex tells beside a turn's items, said where the user looks: a hook that ran (in the
 transcript; one that failed or blocked as a warning), a guardian's warning, an MCP server
-that failed to start (once, plainly), the model codex switched a thread to, and what the
-agent typed into a running command (in that command's output)."""
+that failed to start (once, plainly), the model codex switched a thread to, the thread's goal
+(in the status bar), and what the agent typed into a running command (in that command's
+output)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,12 @@ class Reports:
                     self._updated(conversation)
             case wire.McpServerStartup():
                 self.engine_wide(notification, conversation)
+            case wire.ThreadGoalUpdated():
+                conversation.goal = notification.goal
+                self._updated(conversation)
+            case wire.ThreadGoalCleared():
+                conversation.goal = None
+                self._updated(conversation)
 
     def engine_wide(
         self, notification: wire.ServerNotification, conversation: Conversation | None = None

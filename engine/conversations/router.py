@@ -8,7 +8,7 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations, SubmissionState
 from engine.conversations.emitter import Emitter
-from engine.conversations.files import conversation_of
+from engine.conversations.file_sessions import conversation_of
 from engine.conversations.interactions import (
     Interactions,
 )

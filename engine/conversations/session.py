@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.conversations.conversation import Conversation
-from engine.protocol import SANDBOX_POLICIES
+from engine.protocol import SANDBOX_POLICIES, ThreadGoal
 from engine.settings import Settings
 
 SANDBOX_NAMES = {policy["type"]: mode for mode, policy in SANDBOX_POLICIES.items()}
@@ -37,12 +37,21 @@ class SessionInfo:
     """Approvals in force beyond a single request."""
     rollout_path: str | None = None
     """Where codex stores the thread (None until it has one, and for throwaway threads)."""
+    goal: str | None = None
+    """What the thread works toward, and how that stands (None: no goal)."""
+    goal_tokens: int = 0
+    """Tokens codex has spent on the goal so far."""
 
     @property
     def context_left_percent(self) -> float | None:
         if self.context_left is None or not self.context_window:
             return None
         return 100 * self.context_left / self.context_window
+
+    def _goal_row(self) -> str:
+        if self.goal is None:
+            return "none (/goal OBJECTIVE sets one)"
+        return self.goal + (f" · {self.goal_tokens:,} tokens so far" if self.goal_tokens else "")
 
     def describe(self) -> str:
         percent = self.context_left_percent
@@ -61,6 +70,7 @@ class SessionInfo:
             ("sandbox", self.sandbox),
             ("approval policy", self.approval_policy),
             ("plan mode", "on" if self.plan_mode else "off"),
+            ("goal", self._goal_row()),
             ("tokens used", f"{self.total_tokens:,}" if self.total_tokens is not None else "none"),
             ("context left", left),
         ]
@@ -100,4 +110,21 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
         plan_mode=conversation.plan_mode,
         grants=tuple(conversation.grants),
         rollout_path=opened.thread.path if opened is not None else None,
+        goal=describe_goal(conversation.goal) if conversation.goal is not None else None,
+        goal_tokens=conversation.goal.tokens_used if conversation.goal is not None else 0,
     )
+
+
+GOAL_STATES = {
+    "active": "active",
+    "paused": "paused",
+    "blocked": "blocked",
+    "usageLimited": "stopped at the usage limit",
+    "budgetLimited": "stopped at its token budget",
+    "complete": "complete",
+}
+
+
+def describe_goal(goal: ThreadGoal) -> str:
+    """A goal and how it stands: `make the tests pass (paused)`."""
+    return f"{goal.objective} ({GOAL_STATES.get(goal.status, goal.status)})"

@@ -258,6 +258,42 @@ class FileMatch(WireModel):
     """Where in `path` the query's characters matched."""
 
 
+GoalStatus = Literal["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]
+
+
+class ThreadGoal(WireModel):
+    """What the thread works toward until it is done (codex starts turns for it by itself)."""
+
+    schema_name = "ThreadGoal"
+    objective: str
+    status: str
+    tokens_used: int = 0
+    time_used_seconds: int = 0
+    token_budget: int | None = None
+
+
+class ThreadGoalSetParams(WireModel):
+    method: ClassVar[str] = "thread/goal/set"
+    schema_name = "ThreadGoalSetParams"
+    thread_id: str
+    objective: str | None = None
+    status: GoalStatus | None = None
+    origin: Literal["user"] = "user"
+    """Set by the user's own act (a typed /goal)."""
+
+
+class ThreadGoalClearParams(WireModel):
+    method: ClassVar[str] = "thread/goal/clear"
+    schema_name = "ThreadGoalClearParams"
+    thread_id: str
+    origin: Literal["user"] = "user"
+
+
+class ThreadGoalResult(WireModel):
+    schema_name = "ThreadGoalSetResponse"
+    goal: ThreadGoal
+
+
 class ThreadShellCommandParams(WireModel):
     """Run the user's own shell command in the thread (as a command item of a turn of its
     own, which the model sees); codex runs it with full access, not in the thread's sandbox."""

@@ -29,8 +29,6 @@ IGNORED_NOTIFICATIONS: dict[str, str] = {
     "thread/section/changed": CODEX_APP,
     "skills/changed": "codex-deck has no view of codex's skills",
     "thread/attachment/updated": "images go with messages here, not with threads",
-    "thread/goal/updated": "goals are not shown yet (issue 26)",
-    "thread/goal/cleared": "goals are not shown yet (issue 26)",
     "thread/prediction/updated": CODEX_APP,
     "thread/queue/changed": (
         "codex-deck queues messages itself; codex's own queue (of other clients) is named "

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from engine.protocol.base import WireModel, describe_invalid
-from engine.protocol.client_requests import FileMatch
+from engine.protocol.client_requests import FileMatch, ThreadGoal
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
 
@@ -330,6 +330,19 @@ class McpServerStartup(ServerNotification):
     thread_id: str | None = None
 
 
+class ThreadGoalUpdated(ServerNotification):
+    method = "thread/goal/updated"
+    schema_name = "ThreadGoalUpdatedNotification"
+    thread_id: str
+    goal: ThreadGoal
+
+
+class ThreadGoalCleared(ServerNotification):
+    method = "thread/goal/cleared"
+    schema_name = "ThreadGoalClearedNotification"
+    thread_id: str
+
+
 class FileSearchUpdated(ServerNotification):
     """Files found so far for a search session's query (again as codex walks on)."""
 
@@ -397,6 +410,8 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
         TerminalInteraction,
         GuardianWarning,
         McpServerStartup,
+        ThreadGoalUpdated,
+        ThreadGoalCleared,
     )
 }
 

@@ -10,7 +10,8 @@ A reply does one of: stream `text` (with an optional `reasoning` summary, `chunk
 per delta, `pace_ms` between deltas, `repeat` times over), run `exec` (asking for approval
 when it has a `justification`, offering `prefix_rule` as a rule to remember), apply a `patch`
 (apply_patch through exec_command), `ask` questions (request_user_input: plan mode only),
-`fail` with a message (response.failed), or `cut` the stream before it completes.
+`call` another of codex's tools with `arguments` (a table), `fail` with a message
+(response.failed), or `cut` the stream before it completes.
 `hold = true` keeps the stream open after its text until the model is released or the client
 goes away.
 """
@@ -51,6 +52,9 @@ class Reply:
     patch: str | None = None
     ask: tuple[dict[str, Any], ...] = ()
     """Questions for `request_user_input` (codex allows it in plan mode only)."""
+    call: str | None = None
+    """One of codex's tools, by name (as `update_goal`), called with `arguments`."""
+    arguments: dict[str, Any] | None = None
     fail: str | None = None
     cut: bool = False
     hold: bool = False
@@ -99,12 +103,14 @@ _REPLY_TYPES: dict[str, type] = {
     "prefix_rule": list,
     "patch": str,
     "ask": list,
+    "call": str,
+    "arguments": dict,
     "fail": str,
     "cut": bool,
     "hold": bool,
 }
 _SCENARIO_KEYS = {"name", "description", "match", "fallback", "reply"}
-_ACTIONS = ("exec", "patch", "fail", "ask")
+_ACTIONS = ("exec", "patch", "fail", "ask", "call")
 
 
 def builtin_files() -> list[Traversable]:

@@ -34,6 +34,9 @@ from engine.protocol import (
     ThreadArchiveParams,
     ThreadCompactStartParams,
     ThreadForkParams,
+    ThreadGoalClearParams,
+    ThreadGoalResult,
+    ThreadGoalSetParams,
     ThreadOpened,
     ThreadReadParams,
     ThreadReadResult,
@@ -183,6 +186,12 @@ class AppServer:
 
     async def file_search_stop(self, params: FileSearchStopParams) -> EmptyResult:
         return await self.call("fuzzyFileSearch/sessionStop", params, EmptyResult)
+
+    async def thread_goal_set(self, params: ThreadGoalSetParams) -> ThreadGoalResult:
+        return await self.call("thread/goal/set", params, ThreadGoalResult)
+
+    async def thread_goal_clear(self, params: ThreadGoalClearParams) -> EmptyResult:
+        return await self.call("thread/goal/clear", params, EmptyResult)
 
     async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
         return await self.call("fs/getMetadata", params, FsMetadata)

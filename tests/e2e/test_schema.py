@@ -45,6 +45,8 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadShellCommandParams,
     protocol.FsGetMetadataParams,
     protocol.FileSearchStartParams,
+    protocol.ThreadGoalSetParams,
+    protocol.ThreadGoalClearParams,
     protocol.FileSearchUpdateParams,
     protocol.FileSearchStopParams,
     protocol.TurnStartParams,

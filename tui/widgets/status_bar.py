@@ -13,6 +13,8 @@ from engine import SessionInfo
 from engine.events import ConversationInfo
 from tui.text import clock, inert
 
+GOAL_SHOWN_CHARS = 40
+
 
 class StatusBar(Static):
     DEFAULT_CSS = """
@@ -53,6 +55,10 @@ class StatusBar(Static):
                 text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             if session.plan_mode:
                 text.append(" · plan mode", style="bold")
+            if session.goal:
+                goal = session.goal
+                goal = goal if len(goal) <= GOAL_SHOWN_CHARS else goal[: GOAL_SHOWN_CHARS - 1] + "…"
+                text.append(f" · goal: {inert(goal)}", style="bold")
             if session.grants:
                 count = len(session.grants)
                 text.append(f" · {count} standing approval{'s' if count > 1 else ''}")
