@@ -372,7 +372,8 @@ class Engine:
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
-        return session_info(self._conversations.get(conversation_id), self._settings)
+        conversation = self._conversations.get(conversation_id)
+        return session_info(conversation, self._settings, self._router.limits.windows())
 
     def general_notices(self) -> list[Notice]:
         """What codex-deck said that belongs to no conversation (a store moved aside, codex

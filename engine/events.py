@@ -314,3 +314,20 @@ class FilesFound(EngineEvent):
 
     query: str
     files: tuple[FileMatch, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LimitWindow:
+    """One usage limit of the account: how much of it is used, and when it starts afresh."""
+
+    name: str
+    """As a person says it: `5-hour`, `weekly`."""
+    used_percent: int
+    resets_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsageLimitsUpdated(EngineEvent):
+    """Codex said how much of the account's usage limits is used (after a model response)."""
+
+    limits: tuple[LimitWindow, ...]

@@ -217,6 +217,12 @@ COMMANDS: tuple[Usage, ...] = (
         "session", "", "ids, thread, model, sandbox, approvals, tokens", _no_arguments(Session())
     ),
     Usage(
+        "status",
+        "",
+        "the same as /session (the usage limits too, as codex last said them)",
+        _no_arguments(Session()),
+    ),
+    Usage(
         "compact",
         "",
         "have codex summarise the history into a shorter one, to free the context",

@@ -183,7 +183,8 @@ class CommandLine:
         if isinstance(command, kinds.Output):
             return self._output(conversation)
         if isinstance(command, kinds.Session):
-            text = session_info(conversation, self._core.settings).describe()
+            limits = self._core.router.limits.windows()
+            text = session_info(conversation, self._core.settings, limits).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)
         if isinstance(command, kinds.Quit):

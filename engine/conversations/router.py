@@ -14,6 +14,7 @@ from engine.conversations.interactions import (
 )
 from engine.conversations.item_keys import keyed
 from engine.conversations.journal import Journal
+from engine.conversations.limits import UsageLimits
 from engine.conversations.reports import Reports
 from engine.conversations.requests import Requests
 from engine.events import (
@@ -33,6 +34,7 @@ from engine.events import (
     TurnDiff,
     TurnStarted,
     UnknownMessage,
+    UsageLimitsUpdated,
 )
 from engine.transport.appserver import IncomingRequest, Received
 from engine.transport.oversized import thread_of, turn_end
@@ -80,6 +82,8 @@ class Router:
         """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
         self._reports = Reports(self._notice, self._emit_delta, self.updated)
+        self.limits = UsageLimits()
+        """The account's usage limits, as codex last said them."""
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -141,6 +145,11 @@ class Router:
                 error=notification.error,
             )
             self._emitter.emit(finished)
+        elif isinstance(notification, wire.AccountRateLimitsUpdated):
+            before = self.limits.windows()
+            windows = self.limits.take(notification.rate_limits)
+            if windows != before:
+                self._emitter.emit(UsageLimitsUpdated(**self._emitter.stamp(None), limits=windows))
         elif isinstance(notification, wire.McpServerStartup):
             self._reports.engine_wide(notification)
         elif isinstance(notification, wire.FileSearchUpdated):

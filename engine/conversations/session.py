@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from engine.conversations.conversation import Conversation
+from engine.events import LimitWindow
 from engine.protocol import SANDBOX_POLICIES, ThreadGoal
 from engine.settings import Settings
 
@@ -41,6 +43,8 @@ class SessionInfo:
     """What the thread works toward, and how that stands (None: no goal)."""
     goal_tokens: int = 0
     """Tokens codex has spent on the goal so far."""
+    limits: tuple[LimitWindow, ...] = ()
+    """The account's usage limits, as codex last said them (none: not said)."""
 
     @property
     def context_left_percent(self) -> float | None:
@@ -75,11 +79,27 @@ class SessionInfo:
             ("context left", left),
         ]
         rows += [("approved beyond a request", grant) for grant in self.grants]
+        rows += [(f"{limit.name} limit", limit_used(limit)) for limit in self.limits] or [
+            ("usage limits", "not said (codex says them for a ChatGPT sign-in)")
+        ]
         width = max(len(name) for name, _ in rows)
         return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
 
-def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
+def limit_used(limit: LimitWindow) -> str:
+    """`85% used, starts afresh at 14:05` (or on the date, when that is not today)."""
+    if limit.resets_at is None:
+        return f"{limit.used_percent}% used"
+    at = time.localtime(limit.resets_at)
+    same_day = time.localtime()[:3] == at[:3]
+    return f"{limit.used_percent}% used, starts afresh at " + time.strftime(
+        "%H:%M" if same_day else "%a %d %b %H:%M", at
+    )
+
+
+def session_info(
+    conversation: Conversation, settings: Settings, limits: tuple[LimitWindow, ...] = ()
+) -> SessionInfo:
     opened = conversation.thread
     usage = conversation.token_usage
     window = usage.model_context_window if usage is not None else None
@@ -112,6 +132,7 @@ def session_info(conversation: Conversation, settings: Settings) -> SessionInfo:
         rollout_path=opened.thread.path if opened is not None else None,
         goal=describe_goal(conversation.goal) if conversation.goal is not None else None,
         goal_tokens=conversation.goal.tokens_used if conversation.goal is not None else 0,
+        limits=limits,
     )
 
 

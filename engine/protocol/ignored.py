@@ -19,7 +19,6 @@ IGNORED_NOTIFICATIONS: dict[str, str] = {
     "thread/closed": "codex closes a thread when codex-deck stops following it",
     "item/reasoning/summaryPartAdded": "the reasoning deltas carry the part they belong to",
     "item/mcpToolCall/progress": "the tool call's line says it runs until it completes",
-    "account/rateLimits/updated": "not shown yet: rate limits wait for /status (issue 26)",
     "fuzzyFileSearch/sessionCompleted": "the @ list shows each batch of files as it comes",
     "hook/started": "a hook is shown in one line when it completes, with how it ended",
     # Not read:

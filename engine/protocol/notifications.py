@@ -232,10 +232,28 @@ class AccountUpdated(ServerNotification):
     plan_type: str | None = None
 
 
+class RateLimitWindow(WireModel):
+    schema_name = "RateLimitWindow"
+    used_percent: int
+    window_duration_mins: int | None = None
+    resets_at: int | None = None
+    """Unix seconds."""
+
+
+class RateLimitSnapshot(WireModel):
+    """How much of each usage limit of the account is used."""
+
+    schema_name = "RateLimitSnapshot"
+    limit_id: str | None = None
+    limit_name: str | None = None
+    primary: RateLimitWindow | None = None
+    secondary: RateLimitWindow | None = None
+
+
 class AccountRateLimitsUpdated(ServerNotification):
     method = "account/rateLimits/updated"
     schema_name = "AccountRateLimitsUpdatedNotification"
-    rate_limits: dict[str, Any]
+    rate_limits: RateLimitSnapshot
 
 
 class AccountLoginCompleted(ServerNotification):

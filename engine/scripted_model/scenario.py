@@ -55,6 +55,9 @@ class Reply:
     call: str | None = None
     """One of codex's tools, by name (as `update_goal`), called with `arguments`."""
     arguments: dict[str, Any] | None = None
+    limit_used: int | None = None
+    """Say, in the response's headers, that this much (percent) of a 5-hour usage limit and a
+    fifth of it of the weekly one are used, as OpenAI's servers do."""
     fail: str | None = None
     cut: bool = False
     hold: bool = False
@@ -105,6 +108,7 @@ _REPLY_TYPES: dict[str, type] = {
     "ask": list,
     "call": str,
     "arguments": dict,
+    "limit_used": int,
     "fail": str,
     "cut": bool,
     "hold": bool,

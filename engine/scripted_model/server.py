@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -177,7 +178,9 @@ class ScriptedModel:
             reply = Reply(text="(the scripted model has nothing more to say in this turn)")
         await stream.send(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-            b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
+            b"cache-control: no-cache\r\ntransfer-encoding: chunked\r\n"
+            + _limit_headers(reply)
+            + b"\r\n"
         )
         writer = _ChunkedEvents(stream)
         finished = await self._play(writer, buffered, reply, number, request_size)
@@ -300,6 +303,22 @@ class _ChunkedEvents:
             data = bytes(self._pending)
             self._pending.clear()
             await self._stream.send(b"%x\r\n%b\r\n" % (len(data), data))
+
+
+def _limit_headers(reply: Reply) -> bytes:
+    """The usage-limit headers OpenAI's servers send, when the reply says how much is used."""
+    if reply.limit_used is None:
+        return b""
+    weekly = reply.limit_used // 5
+    now = int(time.time())
+    return (
+        f"x-codex-primary-used-percent: {reply.limit_used}\r\n"
+        "x-codex-primary-window-minutes: 300\r\n"
+        f"x-codex-primary-reset-at: {now + 3600}\r\n"
+        f"x-codex-secondary-used-percent: {weekly}\r\n"
+        "x-codex-secondary-window-minutes: 10080\r\n"
+        f"x-codex-secondary-reset-at: {now + 86400}\r\n"
+    ).encode()
 
 
 def _pieces(text: str, size: int) -> list[str]:

@@ -27,6 +27,7 @@ from engine.events import (
     SideChatDelta,
     SideChatUpdated,
     TokenUsageUpdated,
+    UsageLimitsUpdated,
 )
 from engine.frontend import Backend
 from engine.replay import ReplayBackend
@@ -199,7 +200,8 @@ class MainScreen(PanedScreen):
         if side_events:
             await self._side_events(side_events)
         self.query_one(TracePane).add([e for e in message.events if not isinstance(e, FilesFound)])
-        if any(isinstance(e, ConversationUpdated | TokenUsageUpdated) for e in message.events):
+        changed = ConversationUpdated | TokenUsageUpdated | UsageLimitsUpdated
+        if any(isinstance(e, changed) for e in message.events):
             self._refresh_status()
         self._refresh_lines()
 

@@ -1,5 +1,6 @@
-"""One line at the bottom: state, engine, sandbox, approvals, plan mode, standing approvals,
-model, context, provider, cwd (what decides what codex may do comes first)."""
+"""One line at the bottom: state, engine, a usage limit nearly used, sandbox, approvals, plan
+mode, standing approvals, goal, model, context, provider, cwd (what decides what codex may do
+comes first)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from engine.events import ConversationInfo
 from tui.text import clock, inert
 
 GOAL_SHOWN_CHARS = 40
+WARN_PERCENT = 80
+"""From this much of a usage limit used, the bar warns."""
 
 
 class StatusBar(Static):
@@ -51,6 +54,12 @@ class StatusBar(Static):
             text.append(" · ")
         text.append(inert(self.engine_state))
         if session is not None:
+            nearest = max(session.limits, key=lambda limit: limit.used_percent, default=None)
+            if nearest is not None and nearest.used_percent >= WARN_PERCENT:
+                text.append(
+                    f" · ⚠ {nearest.used_percent}% of the {inert(nearest.name)} limit used",
+                    style=f"bold {self.app.theme_variables.get('warning', 'yellow')}",
+                )
             if session.sandbox:
                 text.append(f" · {session.sandbox} · approvals {session.approval_policy}")
             if session.plan_mode:
