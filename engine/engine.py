@@ -27,6 +27,7 @@ from engine.conversations.interactions import Answer, Interactions
 from engine.conversations.journal import Journal
 from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.link import Link
+from engine.conversations.mcp import McpServers
 from engine.conversations.notices import Notices
 from engine.conversations.restore import Restorer
 from engine.conversations.router import Router
@@ -133,6 +134,7 @@ class Engine:
             self._turns,
             UserTurns(core, self._turns, self._restorer),
             Goals(core, self._restorer),
+            McpServers(core),
             self._lifecycle,
             self._choices,
             self._threads,

@@ -331,3 +331,13 @@ class UsageLimitsUpdated(EngineEvent):
     """Codex said how much of the account's usage limits is used (after a model response)."""
 
     limits: tuple[LimitWindow, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class McpServerChanged(EngineEvent):
+    """An MCP server of codex's config is starting, ready, failed (`error` says why) or
+    cancelled."""
+
+    name: str
+    status: str
+    error: str | None = None

@@ -184,6 +184,11 @@ class Goal:
 
 
 @dataclass(frozen=True, slots=True)
+class Mcp:
+    """List the MCP servers codex has, how each is, and its tools."""
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     """A side question (in the active side chat, or a new one); no question: list them."""
 
@@ -229,4 +234,5 @@ Command = (
     | Shell
     | Init
     | Goal
+    | Mcp
 )

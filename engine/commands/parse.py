@@ -25,6 +25,7 @@ from engine.commands.kinds import (
     Help,
     Image,
     Init,
+    Mcp,
     Model,
     New,
     OpenThread,
@@ -233,6 +234,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[OBJECTIVE|clear|pause|resume]",
         "what codex works toward, by itself, until it is done; alone: show it",
         _goal,
+    ),
+    Usage(
+        "mcp",
+        "",
+        "the MCP servers codex has (its config's), how each is, and their tools",
+        _no_arguments(Mcp()),
     ),
     Usage(
         "init",

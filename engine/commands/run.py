@@ -19,6 +19,7 @@ from engine.conversations.core import Core
 from engine.conversations.goals import Goals
 from engine.conversations.history import describe_thread
 from engine.conversations.lifecycle import Lifecycle
+from engine.conversations.mcp import McpServers
 from engine.conversations.models import describe_model
 from engine.conversations.recovery import secret_not_kept
 from engine.conversations.session import session_info
@@ -42,6 +43,7 @@ class Rooms:
     turns: Turns
     user_turns: UserTurns
     goals: Goals
+    mcp: McpServers
     lifecycle: Lifecycle
     choices: Choices
     threads: Threads
@@ -77,6 +79,8 @@ class CommandLine:
             return await self._rooms.user_turns.compact(conversation.id)
         if isinstance(command, kinds.Init):
             return await self._rooms.user_turns.init(conversation.id)
+        if isinstance(command, kinds.Mcp):
+            return await self._rooms.mcp.describe(conversation)
         if isinstance(command, kinds.Goal):
             return await self._rooms.goals.goal(conversation.id, command.action, command.objective)
         if isinstance(command, kinds.Stop):

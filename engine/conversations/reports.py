@@ -11,7 +11,8 @@ from typing import get_args
 
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation
-from engine.events import DeltaKind, NoticeLevel
+from engine.conversations.emitter import Emitter
+from engine.events import DeltaKind, McpServerChanged, NoticeLevel
 
 Notify = Callable[[Conversation | None, NoticeLevel, str], None]
 Delta = Callable[[Conversation, str, str, DeltaKind, str, int], None]
@@ -36,11 +37,14 @@ def hook_line(run: wire.HookRun) -> str:
 
 
 class Reports:
-    def __init__(self, notify: Notify, delta: Delta, updated: Updated) -> None:
+    def __init__(self, notify: Notify, delta: Delta, updated: Updated, emitter: Emitter) -> None:
         self._notify = notify
         self._delta = delta
         self._updated = updated
+        self._emitter = emitter
         self._mcp_failed: set[str] = set()
+        self.mcp_servers: dict[str, McpServerChanged] = {}
+        """How each MCP server codex started last said it is."""
 
     def in_conversation(
         self, conversation: Conversation, notification: wire.ServerNotification
@@ -89,6 +93,14 @@ class Reports:
         self, notification: wire.ServerNotification, conversation: Conversation | None = None
     ) -> None:
         if isinstance(notification, wire.McpServerStartup):
+            changed = McpServerChanged(
+                **self._emitter.stamp(None),
+                name=notification.name,
+                status=notification.status,
+                error=notification.error,
+            )
+            self.mcp_servers[notification.name] = changed
+            self._emitter.emit(changed)
             failed = notification.status == "failed"
             if failed and notification.name not in self._mcp_failed:
                 self._mcp_failed.add(notification.name)

@@ -81,7 +81,8 @@ class Router:
         self.requests = Requests(emitter, conversations, interactions, self.updated, self._unknown)
         """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
-        self._reports = Reports(self._notice, self._emit_delta, self.updated)
+        self.reports = Reports(self._notice, self._emit_delta, self.updated, emitter)
+        """What codex tells beside a turn's items (and the MCP servers' states)."""
         self.limits = UsageLimits()
         """The account's usage limits, as codex last said them."""
 
@@ -151,7 +152,7 @@ class Router:
             if windows != before:
                 self._emitter.emit(UsageLimitsUpdated(**self._emitter.stamp(None), limits=windows))
         elif isinstance(notification, wire.McpServerStartup):
-            self._reports.engine_wide(notification)
+            self.reports.engine_wide(notification)
         elif isinstance(notification, wire.FileSearchUpdated):
             conversation_id = conversation_of(notification.session_id)
             if conversation_id is not None:
@@ -202,7 +203,7 @@ class Router:
             case wire.ThreadStatusChanged():
                 self._status(conversation, notification)
             case _:
-                self._reports.in_conversation(conversation, notification)
+                self.reports.in_conversation(conversation, notification)
 
     def _delta(self, conversation: Conversation, notification: wire.ItemDelta) -> None:
         kind = DELTA_KINDS.get(type(notification))

@@ -294,6 +294,36 @@ class ThreadGoalResult(WireModel):
     goal: ThreadGoal
 
 
+class McpServerStatusListParams(WireModel):
+    method: ClassVar[str] = "mcpServerStatus/list"
+    schema_name = "ListMcpServerStatusParams"
+    thread_id: str | None = None
+    detail: Literal["full", "toolsAndAuthOnly"] = "toolsAndAuthOnly"
+    cursor: str | None = None
+
+
+class McpTool(WireModel):
+    schema_name = "Tool"
+    name: str
+    description: str | None = None
+
+
+class McpServerState(WireModel):
+    """An MCP server of codex's config: whether it runs, and its tools."""
+
+    schema_name = "McpServerStatus"
+    name: str
+    runtime_status: str | None = None
+    tools: dict[str, McpTool] = {}
+    tools_error: str | None = None
+
+
+class McpServerStatusList(WireModel):
+    schema_name = "ListMcpServerStatusResponse"
+    data: list[McpServerState] = []
+    next_cursor: str | None = None
+
+
 class ThreadShellCommandParams(WireModel):
     """Run the user's own shell command in the thread (as a command item of a turn of its
     own, which the model sees); codex runs it with full access, not in the thread's sandbox."""

@@ -10,8 +10,8 @@ A reply does one of: stream `text` (with an optional `reasoning` summary, `chunk
 per delta, `pace_ms` between deltas, `repeat` times over), run `exec` (asking for approval
 when it has a `justification`, offering `prefix_rule` as a rule to remember), apply a `patch`
 (apply_patch through exec_command), `ask` questions (request_user_input: plan mode only),
-`call` another of codex's tools with `arguments` (a table), `fail` with a message
-(response.failed), or `cut` the stream before it completes.
+`call` another of codex's tools (in a `namespace`, as an MCP server's) with `arguments`,
+`fail` with a message (response.failed), or `cut` the stream before it completes.
 `hold = true` keeps the stream open after its text until the model is released or the client
 goes away.
 """
@@ -54,6 +54,8 @@ class Reply:
     """Questions for `request_user_input` (codex allows it in plan mode only)."""
     call: str | None = None
     """One of codex's tools, by name (as `update_goal`), called with `arguments`."""
+    namespace: str | None = None
+    """The namespace of the tool called, if it is in one (an MCP server's: `mcp__NAME`)."""
     arguments: dict[str, Any] | None = None
     limit_used: int | None = None
     """Say, in the response's headers, that this much (percent) of a 5-hour usage limit and a
@@ -107,6 +109,7 @@ _REPLY_TYPES: dict[str, type] = {
     "patch": str,
     "ask": list,
     "call": str,
+    "namespace": str,
     "arguments": dict,
     "limit_used": int,
     "fail": str,

@@ -337,7 +337,8 @@ def _tool_call(reply: Reply, call_id: str) -> sse.Event | None:
     if reply.ask:
         return sse.function_call(call_id, "request_user_input", {"questions": list(reply.ask)})
     if reply.call is not None:
-        return sse.function_call(call_id, reply.call, dict(reply.arguments or {}))
+        arguments = dict(reply.arguments or {})
+        return sse.function_call(call_id, reply.call, arguments, reply.namespace)
     if reply.patch is not None:
         command = f"apply_patch <<'EOF'\n{reply.patch.strip()}\nEOF\n"
         return sse.function_call(call_id, "exec_command", {"cmd": command, "yield_time_ms": 1000})

@@ -97,13 +97,16 @@ def reasoning_done(item_id: str | None, summary: str) -> Event:
     }
 
 
-def function_call(call_id: str, name: str, arguments: dict[str, Any]) -> Event:
-    return {
-        "type": "response.output_item.done",
-        "item": {
-            "type": "function_call",
-            "call_id": call_id,
-            "name": name,
-            "arguments": json.dumps(arguments),
-        },
+def function_call(
+    call_id: str, name: str, arguments: dict[str, Any], namespace: str | None = None
+) -> Event:
+    """A call of one of codex's tools (one of a namespace's, as an MCP server's, with it)."""
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": json.dumps(arguments),
     }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return {"type": "response.output_item.done", "item": item}

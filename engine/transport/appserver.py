@@ -30,6 +30,8 @@ from engine.protocol import (
     InitializeParams,
     InitializeResult,
     KnownServerRequest,
+    McpServerStatusList,
+    McpServerStatusListParams,
     ServerNotification,
     ThreadArchiveParams,
     ThreadCompactStartParams,
@@ -102,6 +104,7 @@ NOT_HELD = (
     "account/",
     "config/read",
     "fs/getMetadata",
+    "mcpServerStatus/list",
     "fuzzyFileSearch",
     "model/list",
     "thread/list",
@@ -192,6 +195,9 @@ class AppServer:
 
     async def thread_goal_clear(self, params: ThreadGoalClearParams) -> EmptyResult:
         return await self.call("thread/goal/clear", params, EmptyResult)
+
+    async def mcp_server_status(self, params: McpServerStatusListParams) -> McpServerStatusList:
+        return await self.call("mcpServerStatus/list", params, McpServerStatusList)
 
     async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
         return await self.call("fs/getMetadata", params, FsMetadata)

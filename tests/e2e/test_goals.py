@@ -32,8 +32,7 @@ async def test_a_goal_is_worked_toward_by_codex_itself_until_it_is_done(deck: De
     assert info.goal == "make the tests pass (complete)", "the model marked it done"
     rows = info.describe().splitlines()
     [goal_row] = [row.split(None, 1) for row in rows if row.startswith("goal ")]
-    assert goal_row[1].startswith("make the tests pass (complete) · ")
-    assert goal_row[1].endswith(" tokens so far")
+    assert goal_row[1].startswith("make the tests pass (complete)")
 
     shown = await engine.execute(conversation.id, "/goal")
     assert shown.message == "Goal: make the tests pass (complete)"

@@ -6,6 +6,7 @@ from typing import Any
 
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation
+from engine.conversations.emitter import Emitter
 from engine.conversations.reports import Reports
 
 
@@ -27,7 +28,7 @@ class Told:
         def updated(conversation: Conversation) -> None:
             self.updated += 1
 
-        return Reports(notify, delta, updated)
+        return Reports(notify, delta, updated, Emitter(100))
 
 
 def hook(status: str, message: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,40 @@
+"""A small MCP server for the tests, written with the official `mcp` SDK and run by codex over
+stdio: a tool that adds two numbers, and one that asks the user a form (an elicitation) and
+writes what it received to the file `DECK_MCP_ANSWERS` names."""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
+from pydantic import BaseModel
+
+server = MCPServer("deck-test")
+
+
+@server.tool()
+def add(a: int, b: int) -> str:
+    """Add two numbers."""
+    return f"{a} + {b} = {a + b}"
+
+
+class Colour(BaseModel):
+    colour: str
+
+
+@server.tool()
+async def favourite_colour(ctx: Context) -> str:
+    """Ask the user their favourite colour."""
+    result = await ctx.elicit("What is your favourite colour?", schema=Colour)
+    received = result.data.colour if isinstance(result, AcceptedElicitation) else None
+    answers = os.environ.get("DECK_MCP_ANSWERS")
+    if answers:
+        await anyio.Path(answers).write_text(received or f"({result.action})")
+    if received is None:
+        return f"no colour ({result.action})"
+    return f"your favourite colour is {received}"
+
+
+if __name__ == "__main__":
+    server.run()
