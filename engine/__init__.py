@@ -18,6 +18,10 @@ from engine.version import __version__ as __version__
 if TYPE_CHECKING:
     from engine.commands.parse import COMMANDS as COMMANDS
     from engine.commands.parse import Usage as Usage
+    from engine.conversations.diffs import DiffOf as DiffOf
+    from engine.conversations.diffs import DiffUnavailable as DiffUnavailable
+    from engine.conversations.diffs import DiffView as DiffView
+    from engine.conversations.diffs import FileDiff as FileDiff
     from engine.conversations.forms import FormField as FormField
     from engine.conversations.forms import form_fields as form_fields
     from engine.conversations.forms import form_problems as form_problems
@@ -83,6 +87,10 @@ _EXPORTS = {
     "form_fields": "engine.conversations.forms",
     "form_problems": "engine.conversations.forms",
     "SessionInfo": "engine.conversations.session",
+    "DiffOf": "engine.conversations.diffs",
+    "DiffUnavailable": "engine.conversations.diffs",
+    "DiffView": "engine.conversations.diffs",
+    "FileDiff": "engine.conversations.diffs",
     "IMAGE_SUFFIXES": "engine.images",
 }
 

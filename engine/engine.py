@@ -19,6 +19,7 @@ from engine.connection import Attach, Connection, reach
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversations
 from engine.conversations.core import Core
+from engine.conversations.diffs import DiffOf, Diffs, DiffView
 from engine.conversations.emitter import Emitter
 from engine.conversations.files import FileSearch
 from engine.conversations.goals import Goals
@@ -130,11 +131,13 @@ class Engine:
         self._threads = Threads(core, self._restorer, cwd)
         self._choices = Choices(core)
         self._files = FileSearch(core)
+        self._diffs = Diffs(core)
         rooms = Rooms(
             self._turns,
             UserTurns(core, self._turns, self._restorer),
             Goals(core, self._restorer),
             McpServers(core),
+            self._diffs,
             self._lifecycle,
             self._choices,
             self._threads,
@@ -323,6 +326,15 @@ class Engine:
             FilesUnreadable: the directory cannot be searched (the message says why).
         """
         await self._files.find(conversation_id, query)
+
+    async def diff(self, conversation_id: str, of: DiffOf = "tree") -> DiffView:
+        """The working tree's changes against HEAD (git, where codex runs), or the latest
+        turn's, one entry per file.
+
+        Raises:
+            DiffUnavailable: no git checkout, git failed, or no turn changed anything yet.
+        """
+        return await self._diffs.diff(conversation_id, of)
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent (once what was in

@@ -10,6 +10,7 @@ from typing import Protocol
 
 import anyio
 
+from engine.conversations.diffs import DiffOf, DiffView
 from engine.conversations.interactions import Answer
 from engine.conversations.session import SessionInfo
 from engine.conversations.turns import SubmitMode
@@ -58,6 +59,8 @@ class Backend(Protocol):
     async def execute(self, conversation_id: str, line: str) -> CommandResult: ...
 
     async def find_files(self, conversation_id: str, query: str) -> None: ...
+
+    async def diff(self, conversation_id: str, of: DiffOf = "tree") -> DiffView: ...
 
     async def respond(
         self, reference: str, answer: Answer, conversation_id: str | None = None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import anyio
 
+from engine.conversations.diffs import DiffOf, DiffUnavailable, DiffView
 from engine.conversations.interactions import Answer
 from engine.conversations.session import SessionInfo
 from engine.conversations.turns import SubmitMode
@@ -174,6 +175,10 @@ class ReplayBackend:
 
     async def archive(self, conversation_id: str) -> ConversationInfo:
         return self._infos[conversation_id]
+
+    async def diff(self, conversation_id: str, of: DiffOf = "tree") -> DiffView:
+        """A replay has no working tree, and shows each turn's changes in its transcript."""
+        raise DiffUnavailable("A replay has no working tree to compare.")
 
     async def find_files(self, conversation_id: str, query: str) -> None:
         """A replay has no working directory to search: nothing is found."""

@@ -184,6 +184,13 @@ class Goal:
 
 
 @dataclass(frozen=True, slots=True)
+class Diff:
+    """The working tree's changes against HEAD (`tree`), or the latest turn's (`turn`)."""
+
+    of: Literal["tree", "turn"] = "tree"
+
+
+@dataclass(frozen=True, slots=True)
 class Mcp:
     """List the MCP servers codex has, how each is, and its tools."""
 
@@ -235,4 +242,5 @@ Command = (
     | Init
     | Goal
     | Mcp
+    | Diff
 )

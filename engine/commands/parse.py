@@ -20,6 +20,7 @@ from engine.commands.kinds import (
     CommandError,
     Compact,
     Continue,
+    Diff,
     Export,
     Goal,
     Help,
@@ -184,6 +185,14 @@ def _image(rest: str) -> Command:
     return Image(rest or None)
 
 
+def _diff(rest: str) -> Command:
+    if rest == "":
+        return Diff("tree")
+    if rest == "turn":
+        return Diff("turn")
+    raise ValueError(f"takes `turn` or nothing, not {rest!r}")
+
+
 def _goal(rest: str) -> Command:
     if not rest:
         return Goal("show")
@@ -234,6 +243,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[OBJECTIVE|clear|pause|resume]",
         "what codex works toward, by itself, until it is done; alone: show it",
         _goal,
+    ),
+    Usage(
+        "diff",
+        "[turn]",
+        "the working tree's changes against HEAD (git), with a file list; turn: the latest turn's",
+        _diff,
     ),
     Usage(
         "mcp",

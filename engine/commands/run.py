@@ -16,6 +16,7 @@ from engine.commands.parse import help_text, parse
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
+from engine.conversations.diffs import Diffs, DiffUnavailable
 from engine.conversations.goals import Goals
 from engine.conversations.history import describe_thread
 from engine.conversations.lifecycle import Lifecycle
@@ -44,6 +45,7 @@ class Rooms:
     user_turns: UserTurns
     goals: Goals
     mcp: McpServers
+    diffs: Diffs
     lifecycle: Lifecycle
     choices: Choices
     threads: Threads
@@ -79,6 +81,12 @@ class CommandLine:
             return await self._rooms.user_turns.compact(conversation.id)
         if isinstance(command, kinds.Init):
             return await self._rooms.user_turns.init(conversation.id)
+        if isinstance(command, kinds.Diff):
+            try:
+                view = await self._rooms.diffs.diff(conversation.id, command.of)
+            except DiffUnavailable as error:
+                return self._notices.failed(conversation.id, str(error))
+            return self._notices.told(conversation, view.summary())
         if isinstance(command, kinds.Mcp):
             return await self._rooms.mcp.describe(conversation)
         if isinstance(command, kinds.Goal):

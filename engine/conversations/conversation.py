@@ -84,6 +84,8 @@ class Conversation:
     item_keys: ItemKeys = field(default_factory=ItemKeys)
     finished_turns: set[str] = field(default_factory=set)
     last_diff: str | None = None
+    latest_turn_diff: str | None = None
+    """The diff of the latest turn that changed files (kept once the turn has ended)."""
     warned: set[str] = field(default_factory=set)
     grants: list[str] = field(default_factory=list)
     """Approvals given for the whole session (or saved as rules), in words."""

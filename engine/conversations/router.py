@@ -301,7 +301,7 @@ class Router:
     def _diff(self, conversation: Conversation, notification: wire.TurnDiffUpdated) -> None:
         if notification.diff == conversation.last_diff:
             return
-        conversation.last_diff = notification.diff
+        conversation.last_diff = conversation.latest_turn_diff = notification.diff
         event = TurnDiff(
             **self._emitter.stamp(conversation.id),
             turn_id=notification.turn_id,

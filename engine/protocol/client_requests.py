@@ -324,6 +324,24 @@ class McpServerStatusList(WireModel):
     next_cursor: str | None = None
 
 
+class CommandExecParams(WireModel):
+    """Run a program (argv) where codex runs, in a sandbox, outside any thread."""
+
+    method: ClassVar[str] = "command/exec"
+    schema_name = "CommandExecParams"
+    command: list[str]
+    cwd: str | None = None
+    sandbox_policy: dict[str, Any] | None = None
+    timeout_ms: int | None = None
+
+
+class CommandExecResult(WireModel):
+    schema_name = "CommandExecResponse"
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
 class ThreadShellCommandParams(WireModel):
     """Run the user's own shell command in the thread (as a command item of a turn of its
     own, which the model sees); codex runs it with full access, not in the thread's sandbox."""

@@ -20,6 +20,8 @@ from engine.protocol import (
     AccountReadParams,
     AccountReadResult,
     ClientInfo,
+    CommandExecParams,
+    CommandExecResult,
     EmptyResult,
     FileSearchStartParams,
     FileSearchStopParams,
@@ -103,6 +105,7 @@ class Transport(Protocol):
 NOT_HELD = (
     "account/",
     "config/read",
+    "command/exec",
     "fs/getMetadata",
     "mcpServerStatus/list",
     "fuzzyFileSearch",
@@ -198,6 +201,9 @@ class AppServer:
 
     async def mcp_server_status(self, params: McpServerStatusListParams) -> McpServerStatusList:
         return await self.call("mcpServerStatus/list", params, McpServerStatusList)
+
+    async def command_exec(self, params: CommandExecParams) -> CommandExecResult:
+        return await self.call("command/exec", params, CommandExecResult)
 
     async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
         return await self.call("fs/getMetadata", params, FsMetadata)

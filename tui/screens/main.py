@@ -33,6 +33,7 @@ from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.reported import reported
+from tui.screens.diff import DiffScreen
 from tui.screens.models import ModelPicker
 from tui.screens.panes import PanedScreen
 from tui.screens.prompt import PromptScreen
@@ -334,6 +335,9 @@ class MainScreen(PanedScreen):
                 offer("Sign in to Codex: codex keeps what you give it; codex-deck keeps nothing.")
             return
         ran = self.view.latest_command()
+        if isinstance(command, kinds.Diff):
+            self.view.show_diff(self.current, event.text, command.of)
+            return
         if isinstance(command, kinds.Output) and ran is not None:
             self.view.page_output(ran.entry)
             return
@@ -361,6 +365,10 @@ class MainScreen(PanedScreen):
         if chosen is not None:
             model, effort = chosen
             self.view.run(conversation_id, f"/model {model} {effort or ''}".strip())
+
+    @on(ConversationView.DiffReady)
+    async def _diff_ready(self, event: ConversationView.DiffReady) -> None:
+        await self.app.push_screen(DiffScreen(event.view))
 
     @on(ConversationView.Ran)
     async def _ran(self, event: ConversationView.Ran) -> None:

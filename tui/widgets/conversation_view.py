@@ -13,7 +13,7 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
-from engine import Answer
+from engine import Answer, DiffOf, DiffView
 from engine.errors import CodexDeckError
 from engine.events import ConversationInfo, EngineEvent, FilesFound
 from engine.frontend import Backend
@@ -48,6 +48,12 @@ class ConversationView(Vertical):
         line: str
         ok: bool
         created: str | None
+
+    @dataclass
+    class DiffReady(Message):
+        """The diff /diff asked for: for a screen of its own."""
+
+        view: DiffView
 
     def __init__(self, welcome: str) -> None:
         super().__init__(id="center")
@@ -300,6 +306,22 @@ class ConversationView(Vertical):
             self.composer.give_back(line)
             self.note(f"Not sent: {message}" if message else "")
         self.post_message(self.Ran(self, line, ok, created))
+
+    @work(group="diff")
+    @reported("The diff could not be shown")
+    async def show_diff(self, conversation_id: str, line: str, of: DiffOf) -> None:
+        """The diff /diff asks for, in a screen of its own; when there is none, why (the line
+        stays in the box)."""
+        assert self.backend is not None
+        try:
+            view = await self.backend.diff(conversation_id, of)
+        except CodexDeckError as error:
+            self.composer.give_back(line)
+            self.note(f"Not shown: {error}")
+            return
+        self.composer.remember(line)
+        self.note("")
+        self.post_message(self.DiffReady(view))
 
     @on(Composer.ImagePasted)
     def _image_pasted(self, event: Composer.ImagePasted) -> None:

@@ -1,0 +1,51 @@
+"""/diff typed in a real terminal (tmux): the diff opens in a screen with its file list, a file
+chosen shows its diff, esc closes; outside a git checkout it says why and keeps the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import local_settings
+from tests.e2e.test_diffs import checkout
+from tests.tui.test_tmux_typing import flat, type_slowly
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+
+
+def test_diff_shows_the_files_and_each_diff(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
+    checkout(workspace)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    type_slowly(terminal, "", "/diff")
+    terminal.type("Enter")
+
+    terminal.wait_for("-bye")  # the first file's diff: git lists gone.txt first
+    screen = terminal.screen()
+    assert "D gone.txt" in screen
+    assert "M kept.txt" in screen
+    assert "A fresh.txt" in screen
+    terminal.type("Down")
+    terminal.wait_for("+two")
+    terminal.type("Escape")
+    terminal.wait_until(lambda: "M kept.txt" not in terminal.screen(), "the diff to close")
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def test_diff_outside_a_checkout_says_why_and_keeps_the_line(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    type_slowly(terminal, "", "/diff")
+    terminal.type("Enter")
+
+    terminal.wait_until(
+        lambda: "isnotagitcheckout" in flat(terminal.screen()), "why there is no diff"
+    )
+    assert flat(message_box(terminal.screen())) == "/diff"
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
