@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from engine.conversations.interactions import Cancel as Cancel
     from engine.conversations.interactions import Decline as Decline
     from engine.conversations.interactions import Reply as Reply
+    from engine.conversations.review import Finding as Finding
+    from engine.conversations.review import findings_of as findings_of
     from engine.conversations.session import SessionInfo as SessionInfo
     from engine.engine import Attach as Attach
     from engine.engine import Engine as Engine
@@ -91,6 +93,8 @@ _EXPORTS = {
     "DiffUnavailable": "engine.conversations.diffs",
     "DiffView": "engine.conversations.diffs",
     "FileDiff": "engine.conversations.diffs",
+    "Finding": "engine.conversations.review",
+    "findings_of": "engine.conversations.review",
     "IMAGE_SUFFIXES": "engine.images",
 }
 

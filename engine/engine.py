@@ -31,6 +31,7 @@ from engine.conversations.link import Link
 from engine.conversations.mcp import McpServers
 from engine.conversations.notices import Notices
 from engine.conversations.restore import Restorer
+from engine.conversations.review import Reviews
 from engine.conversations.router import Router
 from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
@@ -138,6 +139,7 @@ class Engine:
             Goals(core, self._restorer),
             McpServers(core),
             self._diffs,
+            Reviews(core, self._restorer),
             self._lifecycle,
             self._choices,
             self._threads,

@@ -111,6 +111,13 @@ class PlanEntry(Entry):
 
 
 @dataclass(eq=False, kw_only=True)
+class ReviewEntry(Entry):
+    """A review codex finished: what it says overall, and its findings."""
+
+    item: ReviewModeItem
+
+
+@dataclass(eq=False, kw_only=True)
 class ApprovalEntry(Entry):
     info: InteractionInfo
     resolution: str = ""

@@ -22,6 +22,7 @@ from engine.protocol import (
     CommandExecutionItem,
     FileChangeItem,
     ReasoningItem,
+    ReviewModeItem,
     UserMessageItem,
 )
 from tui.entries import (
@@ -33,6 +34,7 @@ from tui.entries import (
     NoticeEntry,
     PlanEntry,
     ReasoningEntry,
+    ReviewEntry,
     ToolEntry,
     TurnEntry,
     UserEntry,
@@ -169,6 +171,8 @@ class EntryLog:
                 self._add(entry)
             elif isinstance(item, FileChangeItem):
                 self._add(FileChangeEntry(key=item.id, item=item, status=event.status))
+            elif isinstance(item, ReviewModeItem) and item.type == "exitedReviewMode":
+                self._add(ReviewEntry(key=item.id, item=item))
             elif not isinstance(item, ReasoningItem):
                 self._add(ToolEntry(key=item.id, item=item, status=event.status))
             return

@@ -191,6 +191,15 @@ class Diff:
 
 
 @dataclass(frozen=True, slots=True)
+class Review:
+    """Have codex review code: the uncommitted changes, against a base branch, a commit, or
+    as custom instructions say (`what`: the branch, the commit or the instructions)."""
+
+    how: Literal["uncommitted", "base", "commit", "custom"] = "uncommitted"
+    what: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Mcp:
     """List the MCP servers codex has, how each is, and its tools."""
 
@@ -243,4 +252,5 @@ Command = (
     | Goal
     | Mcp
     | Diff
+    | Review
 )

@@ -39,6 +39,7 @@ from engine.commands.kinds import (
     Resend,
     Reset,
     Respond,
+    Review,
     Say,
     Session,
     Shell,
@@ -193,6 +194,22 @@ def _diff(rest: str) -> Command:
     raise ValueError(f"takes `turn` or nothing, not {rest!r}")
 
 
+def _review(rest: str) -> Command:
+    how, _, what = rest.partition(" ")
+    what = what.strip()
+    if not rest:
+        return Review()
+    if how == "base":
+        if not what:
+            raise ValueError("base needs the branch to compare with")
+        return Review("base", what)
+    if how == "commit":
+        if not what:
+            raise ValueError("commit needs the commit's id")
+        return Review("commit", what)
+    return Review("custom", rest)
+
+
 def _goal(rest: str) -> Command:
     if not rest:
         return Goal("show")
@@ -249,6 +266,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[turn]",
         "the working tree's changes against HEAD (git), with a file list; turn: the latest turn's",
         _diff,
+    ),
+    Usage(
+        "review",
+        "[base BRANCH|commit SHA|INSTRUCTIONS]",
+        "codex reviews the uncommitted changes (or a branch, a commit, as you say): findings",
+        _review,
     ),
     Usage(
         "mcp",

@@ -23,6 +23,7 @@ from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.mcp import McpServers
 from engine.conversations.models import describe_model
 from engine.conversations.recovery import secret_not_kept
+from engine.conversations.review import Reviews
 from engine.conversations.session import session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import Turns
@@ -46,6 +47,7 @@ class Rooms:
     goals: Goals
     mcp: McpServers
     diffs: Diffs
+    reviews: Reviews
     lifecycle: Lifecycle
     choices: Choices
     threads: Threads
@@ -87,6 +89,8 @@ class CommandLine:
             except DiffUnavailable as error:
                 return self._notices.failed(conversation.id, str(error))
             return self._notices.told(conversation, view.summary())
+        if isinstance(command, kinds.Review):
+            return await self._rooms.reviews.start(conversation.id, command.how, command.what)
         if isinstance(command, kinds.Mcp):
             return await self._rooms.mcp.describe(conversation)
         if isinstance(command, kinds.Goal):

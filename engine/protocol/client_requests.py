@@ -342,6 +342,16 @@ class CommandExecResult(WireModel):
     stderr: str = ""
 
 
+class ReviewStartParams(WireModel):
+    """Review code in the thread: the uncommitted changes, against a base branch, a commit, or
+    as custom instructions say (`target`, as the schema's ReviewTarget)."""
+
+    method: ClassVar[str] = "review/start"
+    schema_name = "ReviewStartParams"
+    thread_id: str
+    target: dict[str, Any]
+
+
 class ThreadShellCommandParams(WireModel):
     """Run the user's own shell command in the thread (as a command item of a turn of its
     own, which the model sees); codex runs it with full access, not in the thread's sandbox."""

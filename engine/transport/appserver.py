@@ -34,6 +34,7 @@ from engine.protocol import (
     KnownServerRequest,
     McpServerStatusList,
     McpServerStatusListParams,
+    ReviewStartParams,
     ServerNotification,
     ThreadArchiveParams,
     ThreadCompactStartParams,
@@ -204,6 +205,9 @@ class AppServer:
 
     async def command_exec(self, params: CommandExecParams) -> CommandExecResult:
         return await self.call("command/exec", params, CommandExecResult)
+
+    async def review_start(self, params: ReviewStartParams) -> EmptyResult:
+        return await self.call("review/start", params, EmptyResult)
 
     async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
         return await self.call("fs/getMetadata", params, FsMetadata)

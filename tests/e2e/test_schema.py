@@ -45,6 +45,7 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadShellCommandParams,
     protocol.FsGetMetadataParams,
     protocol.FileSearchStartParams,
+    protocol.ReviewStartParams,
     protocol.CommandExecParams,
     protocol.McpServerStatusListParams,
     protocol.ThreadGoalSetParams,

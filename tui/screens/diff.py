@@ -42,9 +42,11 @@ class DiffScreen(ModalScreen[None]):
     DiffScreen #diff-body { width: 1fr; height: 1fr; }
     """
 
-    def __init__(self, view: DiffView) -> None:
+    def __init__(self, view: DiffView, at: str | None = None) -> None:
         super().__init__()
         self._view = view
+        self._at = at
+        """The file to show first (a review's finding's); the first file if not there."""
 
     def compose(self) -> ComposeResult:
         view = self._view
@@ -70,8 +72,9 @@ class DiffScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         files = self.query_one("#diff-files", OptionList)
-        if self._view.files:
-            files.highlighted = 0
+        paths = [file.path for file in self._view.files]
+        if paths:
+            files.highlighted = paths.index(self._at) if self._at in paths else 0
             files.focus()
 
     @on(OptionList.OptionHighlighted, "#diff-files")

@@ -368,7 +368,7 @@ class MainScreen(PanedScreen):
 
     @on(ConversationView.DiffReady)
     async def _diff_ready(self, event: ConversationView.DiffReady) -> None:
-        await self.app.push_screen(DiffScreen(event.view))
+        await self.app.push_screen(DiffScreen(event.view, event.at))
 
     @on(ConversationView.Ran)
     async def _ran(self, event: ConversationView.Ran) -> None:

@@ -29,6 +29,7 @@ from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
 from tui.widgets.mentions import FileCompletion
 from tui.widgets.message import AgentMessage
+from tui.widgets.review import FindingLine
 from tui.widgets.strips import AttachmentsStrip, ComposerNote, QueueStrip, WaitingStrip
 from tui.widgets.transcript import Transcript
 from tui.widgets.working import WorkingLine
@@ -54,6 +55,8 @@ class ConversationView(Vertical):
         """The diff /diff asked for: for a screen of its own."""
 
         view: DiffView
+        at: str | None = None
+        """The file to show first."""
 
     def __init__(self, welcome: str) -> None:
         super().__init__(id="center")
@@ -309,19 +312,28 @@ class ConversationView(Vertical):
 
     @work(group="diff")
     @reported("The diff could not be shown")
-    async def show_diff(self, conversation_id: str, line: str, of: DiffOf) -> None:
-        """The diff /diff asks for, in a screen of its own; when there is none, why (the line
-        stays in the box)."""
+    async def show_diff(
+        self, conversation_id: str, line: str, of: DiffOf, at: str | None = None
+    ) -> None:
+        """The diff /diff asks for (`line`, empty when a key asked), in a screen of its own,
+        at the file `at` if given; when there is none, why (the line stays in the box)."""
         assert self.backend is not None
         try:
             view = await self.backend.diff(conversation_id, of)
         except CodexDeckError as error:
-            self.composer.give_back(line)
+            if line:
+                self.composer.give_back(line)
             self.note(f"Not shown: {error}")
             return
-        self.composer.remember(line)
+        if line:
+            self.composer.remember(line)
         self.note("")
-        self.post_message(self.DiffReady(view))
+        self.post_message(self.DiffReady(view, at))
+
+    @on(FindingLine.Open)
+    def _open_finding(self, event: FindingLine.Open) -> None:
+        if self.backend is not None and self.current is not None:
+            self.show_diff(self.current, "", "tree", at=event.path)
 
     @on(Composer.ImagePasted)
     def _image_pasted(self, event: Composer.ImagePasted) -> None:

@@ -31,6 +31,7 @@ from tui.entries import (
     NoticeEntry,
     PlanEntry,
     ReasoningEntry,
+    ReviewEntry,
     ToolEntry,
     TurnEntry,
     UserEntry,
@@ -47,6 +48,7 @@ from tui.widgets.message import AgentMessage, UserMessage
 from tui.widgets.notes import NoticeLine, PlanCell, ToolLine, TurnMarker
 from tui.widgets.question import QuestionCard
 from tui.widgets.reasoning import Reasoning
+from tui.widgets.review import ReviewCell
 from tui.widgets.streamed import Streamed
 
 VIEWS: dict[type[Entry], Callable[..., Widget]] = {
@@ -58,6 +60,7 @@ VIEWS: dict[type[Entry], Callable[..., Widget]] = {
     NoticeEntry: NoticeLine,
     TurnEntry: TurnMarker,
     PlanEntry: PlanCell,
+    ReviewEntry: ReviewCell,
 }
 """The widget that shows each kind of entry (file changes and requests are chosen apart)."""
 CARDS: dict[str, type[InteractionCard]] = {"question": QuestionCard, "elicitation": FormCard}
