@@ -32,6 +32,7 @@ from engine.conversations.mcp import McpServers
 from engine.conversations.notices import Notices
 from engine.conversations.restore import Restorer
 from engine.conversations.review import Reviews
+from engine.conversations.rewind import Rewinds
 from engine.conversations.router import Router
 from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
@@ -133,6 +134,7 @@ class Engine:
         self._choices = Choices(core)
         self._files = FileSearch(core)
         self._diffs = Diffs(core)
+        self._rewinds = Rewinds(core, self._restorer)
         rooms = Rooms(
             self._turns,
             UserTurns(core, self._turns, self._restorer),
@@ -337,6 +339,11 @@ class Engine:
             DiffUnavailable: no git checkout, git failed, or no turn changed anything yet.
         """
         return await self._diffs.diff(conversation_id, of)
+
+    async def rewind(self, conversation_id: str, before_turn_id: str) -> CommandResult:
+        """Go back to before a turn (to send its message again, edited): a new conversation
+        forked before it, whose id the result carries; the conversation keeps its path."""
+        return await self._rewinds.rewind(conversation_id, before_turn_id)
 
     async def execute(self, conversation_id: str, line: str) -> CommandResult:
         """Run one line of input: a slash command, or text for the agent (once what was in

@@ -176,6 +176,10 @@ class ReplayBackend:
     async def archive(self, conversation_id: str) -> ConversationInfo:
         return self._infos[conversation_id]
 
+    async def rewind(self, conversation_id: str, before_turn_id: str) -> CommandResult:
+        """A replay plays what was recorded; it cannot go back and take another path."""
+        return CommandResult(False, "A replay cannot go back to an earlier message.")
+
     async def diff(self, conversation_id: str, of: DiffOf = "tree") -> DiffView:
         """A replay has no working tree, and shows each turn's changes in its transcript."""
         raise DiffUnavailable("A replay has no working tree to compare.")

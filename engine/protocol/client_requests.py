@@ -110,6 +110,8 @@ class ThreadForkParams(ThreadSettings):
     thread_id: str
     ephemeral: bool
     exclude_turns: bool | None = None
+    before_turn_id: str | None = None
+    """Fork the history before this turn (it and every later turn left out)."""
 
 
 class ThreadReadResult(WireModel):

@@ -27,6 +27,6 @@ def test_the_status_bar_warns_near_a_usage_limit(
 
     terminal.wait_for(WARNING)
     [bar] = [line for line in terminal.screen().splitlines() if WARNING in line]
-    assert bar.startswith(" idle · codex online · ⚠"), "in the status bar, the app running"
+    assert " · codex online · ⚠ 85%" in bar, "in the status bar, the app running"
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")

@@ -38,6 +38,7 @@ from tui.screens.models import ModelPicker
 from tui.screens.panes import PanedScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
+from tui.screens.rewind import RewindPicker
 from tui.text import inert
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
@@ -365,6 +366,13 @@ class MainScreen(PanedScreen):
         if chosen is not None:
             model, effort = chosen
             self.view.run(conversation_id, f"/model {model} {effort or ''}".strip())
+
+    @on(ConversationView.RewindAsked)
+    def _rewind_asked(self, event: ConversationView.RewindAsked) -> None:
+        def back(chosen: tuple[str, str] | None) -> None:
+            self.view.rewind_to(event.conversation_id, chosen)
+
+        self.app.push_screen(RewindPicker(event.messages), back)
 
     @on(ConversationView.DiffReady)
     async def _diff_ready(self, event: ConversationView.DiffReady) -> None:

@@ -4,6 +4,7 @@ find bar and the message box."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from textual import on, work
@@ -15,8 +16,9 @@ from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer, DiffOf, DiffView
 from engine.errors import CodexDeckError
-from engine.events import ConversationInfo, EngineEvent, FilesFound
+from engine.events import BUSY_STATES, ConversationInfo, EngineEvent, FilesFound, ItemCompleted
 from engine.frontend import Backend
+from engine.protocol import UserMessageItem
 from tui.entries import CommandEntry
 from tui.pager import page_output
 from tui.reported import reported, why
@@ -35,6 +37,8 @@ from tui.widgets.transcript import Transcript
 from tui.widgets.working import WorkingLine
 
 BELOW = "▼ new output below · ctrl+end goes to it and follows"
+REWIND_SECONDS = 0.6
+"""Esc twice within this, with nothing running, goes back to an earlier message."""
 
 
 class ConversationView(Vertical):
@@ -58,6 +62,13 @@ class ConversationView(Vertical):
         at: str | None = None
         """The file to show first."""
 
+    @dataclass
+    class RewindAsked(Message):
+        """Esc Esc: go back to one of these earlier messages (turn, text)."""
+
+        conversation_id: str
+        messages: list[tuple[str, str]]
+
     def __init__(self, welcome: str) -> None:
         super().__init__(id="center")
         self.welcome = welcome
@@ -68,6 +79,10 @@ class ConversationView(Vertical):
         """Where what is typed goes (None until the engine is up)."""
         self._failed = ""
         """Why the engine could not start, if it could not."""
+        self._info: ConversationInfo | None = None
+        """How the conversation shown is."""
+        self._idle_escape = 0.0
+        """When Esc was last pressed with nothing running (a second soon after rewinds)."""
 
     def compose(self) -> ComposeResult:
         yield ContentSwitcher(id="transcripts")
@@ -234,6 +249,7 @@ class ConversationView(Vertical):
 
     def refresh_lines(self, info: ConversationInfo | None) -> None:
         """The lines above the message box, for the conversation shown (`info`)."""
+        self._info = info
         self.queue.show(self.current)
         self.get_child_by_type(WorkingLine).show(info)
         transcript = self.current_transcript()
@@ -358,8 +374,46 @@ class ConversationView(Vertical):
         if composer.held is not None:
             composer.release()
             self.note("")
-        elif self.backend is not None and self.current is not None:
+        elif self.backend is None or self.current is None:
+            return
+        elif self._info is not None and self._info.state in BUSY_STATES:
             self._stop(self.current)
+        elif not composer.text.strip():
+            self._escape_when_idle(self.current)
+
+    def _escape_when_idle(self, conversation_id: str) -> None:
+        """Esc twice, quickly, with nothing running and nothing written: go back to an earlier
+        message (the screen asks which)."""
+        now = time.monotonic()
+        if now - self._idle_escape > REWIND_SECONDS:
+            self._idle_escape = now
+            return
+        self._idle_escape = 0.0
+        assert self.backend is not None
+        messages = [
+            (event.turn_id, event.item.text)
+            for event in self.backend.full_trace(conversation_id)
+            if isinstance(event, ItemCompleted) and isinstance(event.item, UserMessageItem)
+        ]
+        if not messages:
+            self.note("No earlier message to go back to.", error=False)
+            return
+        self.post_message(self.RewindAsked(conversation_id, messages))
+
+    @work(group="rewind")
+    @reported("Could not go back")
+    async def rewind_to(self, conversation_id: str, chosen: tuple[str, str] | None) -> None:
+        """Go back to before the chosen message: a new conversation, shown with the message
+        in the box to edit."""
+        if chosen is None or self.backend is None:
+            return
+        turn_id, text = chosen
+        result = await self.backend.rewind(conversation_id, turn_id)
+        if not result.ok:
+            self.note(f"Not gone back: {result.message}")
+            return
+        self.composer.give_back(text)
+        self.post_message(self.Ran(self, "", True, result.conversation_id))
 
     @work(group="send")
     @reported("The turn was not stopped")
