@@ -108,6 +108,8 @@ class InteractionInfo:
     """Hosts a command wants to reach, when codex offers a network rule for them."""
     requested_schema: dict[str, Any] | None = None
     """For a form: the JSON schema of what to fill in."""
+    sub_agent: str | None = None
+    """The sub-agent of the conversation that asks (its thread), when not the conversation."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -206,6 +206,7 @@ class Conversations:
     def __init__(self) -> None:
         self._by_id: dict[str, Conversation] = {}
         self._by_thread: dict[str, tuple[Conversation, int]] = {}
+        self._sub_agents: dict[str, Conversation] = {}
 
     def add(self, conversation: Conversation) -> None:
         self._by_id[conversation.id] = conversation
@@ -224,6 +225,22 @@ class Conversations:
         """Make `thread_id` the conversation's current thread (a new generation)."""
         conversation.thread_id = thread_id
         self._by_thread[thread_id] = (conversation, conversation.generation)
+
+    def add_sub_agent(self, parent: Conversation, thread_id: str) -> bool:
+        """A sub-agent's thread, spawned by `parent`'s turn: what it asks goes to `parent`.
+        False if it was known already."""
+        if thread_id in self._sub_agents:
+            return False
+        self._sub_agents[thread_id] = parent
+        return True
+
+    def sub_agents(self) -> list[tuple[str, Conversation]]:
+        """Every sub-agent's thread known, with the conversation that spawned it."""
+        return list(self._sub_agents.items())
+
+    def sub_agent_parent(self, thread_id: str | None) -> Conversation | None:
+        """The conversation whose sub-agent runs in this thread, if one does."""
+        return self._sub_agents.get(thread_id) if thread_id is not None else None
 
     def current(self, thread_id: str | None) -> Conversation | None:
         """The conversation whose current thread this is (None for an old or foreign one)."""

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import get_args
 
 from engine import protocol as wire
-from engine.conversations.conversation import Conversation
+from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.events import DeltaKind, McpServerChanged, NoticeLevel
 
@@ -19,6 +19,8 @@ Delta = Callable[[Conversation, str, str, DeltaKind, str, int], None]
 Updated = Callable[[Conversation], None]
 
 HOOK_WARNINGS = frozenset({"failed", "blocked"})
+THREAD_SHOWN = 13
+"""As much of a sub-agent's thread id as is shown (enough for /open)."""
 
 
 def effort_of(said: str | None) -> wire.ReasoningEffort | None:
@@ -37,7 +39,15 @@ def hook_line(run: wire.HookRun) -> str:
 
 
 class Reports:
-    def __init__(self, notify: Notify, delta: Delta, updated: Updated, emitter: Emitter) -> None:
+    def __init__(
+        self,
+        notify: Notify,
+        delta: Delta,
+        updated: Updated,
+        emitter: Emitter,
+        conversations: Conversations,
+    ) -> None:
+        self._conversations = conversations
         self._notify = notify
         self._delta = delta
         self._updated = updated
@@ -88,6 +98,36 @@ class Reports:
             case wire.ThreadGoalCleared():
                 conversation.goal = None
                 self._updated(conversation)
+
+    def spawned(self, conversation: Conversation, item: wire.KnownItem | wire.UnknownItem) -> None:
+        """A turn's call of the multi-agent tools, or a sub-agent's activity: its threads are
+        the conversation's sub-agents (what they ask is asked here)."""
+        threads: list[str] = []
+        if isinstance(item, wire.CollabAgentToolCallItem):
+            threads = list(item.receiver_thread_ids)
+        elif isinstance(item, wire.SubAgentActivityItem):
+            threads = [item.agent_thread_id]
+        for thread in threads:
+            if self._conversations.add_sub_agent(conversation, thread):
+                self._notify(
+                    conversation,
+                    "info",
+                    f"A sub-agent started ({thread[:THREAD_SHOWN]}): what it asks comes here; "
+                    f"/open {thread[:THREAD_SHOWN]} shows its own transcript.",
+                )
+
+    def sub_agent(
+        self, parent: Conversation, thread: str, notification: wire.ServerNotification
+    ) -> None:
+        """What a sub-agent's thread does, said in the conversation that spawned it."""
+        if isinstance(notification, wire.TurnCompleted):
+            error = notification.turn.error
+            why = f": {error.message}" if error is not None else ""
+            self._notify(
+                parent,
+                "warning" if notification.turn.status == "failed" else "info",
+                f"Sub-agent {thread[:THREAD_SHOWN]} {notification.turn.status}{why}.",
+            )
 
     def engine_wide(
         self, notification: wire.ServerNotification, conversation: Conversation | None = None

@@ -67,12 +67,19 @@ class Requests:
             self._unknown(None, params.name, params.params, "a request codex-deck does not answer")
         else:
             conversation = self._conversations.current(params.thread_id)
+            parent = self._conversations.sub_agent_parent(params.thread_id)
             if conversation is not None:
                 asked.pending = self._open(conversation, incoming.request_id, params)
+            elif parent is not None:  # a sub-agent's: asked where the user is
+                asked.pending = self._open(parent, incoming.request_id, params, params.thread_id)
         asked.ready.set()
 
     def _open(
-        self, conversation: Conversation, request_id: RequestId, params: wire.KnownServerRequest
+        self,
+        conversation: Conversation,
+        request_id: RequestId,
+        params: wire.KnownServerRequest,
+        sub_agent: str | None = None,
     ) -> PendingInteraction:
         changes: tuple[wire.FileChange, ...] = ()
         if isinstance(params, wire.FileChangeApprovalRequest):
@@ -89,6 +96,8 @@ class Requests:
                 else conversation.item_keys.streaming(pending.info.turn_id, asked_about)
             )
             pending.info = replace(pending.info, item_id=key)
+        if sub_agent is not None:
+            pending.info = replace(pending.info, sub_agent=sub_agent, item_id=None)
         conversation.wait_for_user()
         event = InteractionRequested(
             **self._emitter.stamp(conversation.id), interaction=pending.info

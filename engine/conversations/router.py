@@ -81,7 +81,7 @@ class Router:
         self.requests = Requests(emitter, conversations, interactions, self.updated, self._unknown)
         """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
-        self.reports = Reports(self._notice, self._emit_delta, self.updated, emitter)
+        self.reports = Reports(self._notice, self._emit_delta, self.updated, emitter, conversations)
         """What codex tells beside a turn's items (and the MCP servers' states)."""
         self.limits = UsageLimits()
         """The account's usage limits, as codex last said them."""
@@ -119,6 +119,10 @@ class Router:
             return
         thread_id = getattr(notification, "thread_id", None)
         conversation = self._conversations.current(thread_id)
+        parent = self._conversations.sub_agent_parent(thread_id)
+        if thread_id is not None and conversation is None and parent is not None:
+            self.reports.sub_agent(parent, thread_id, notification)
+            return
         if thread_id is not None and conversation is None:
             earlier = self._conversations.owner(thread_id)
             if earlier is not None:
@@ -286,6 +290,7 @@ class Router:
             status=getattr(item, "status", "completed"),
         )
         self._emitter.emit(event, notification.turn_id)
+        self.reports.spawned(conversation, notification.item)
 
     def _turn_started(self, conversation: Conversation, notification: wire.TurnStarted) -> None:
         self.turn_began(conversation, notification.turn.id)

@@ -63,29 +63,37 @@ class Threads:
         return [thread for thread in listed.data if thread.id not in followed]
 
     async def open_thread(self, reference: str) -> CommandResult:
-        """Make a Codex thread (by id, or a unique prefix of one from `codex_threads`) a
-        conversation here: resumed, with its history."""
+        """Make a Codex thread (by id, or a unique prefix of one from `codex_threads` or of
+        a sub-agent's) a conversation here: resumed, with its history."""
+        wanted = reference.strip()
         try:
             candidates = await self.codex_threads(limit=THREADS_SEARCHED)
         except (RpcError, ConnectionClosed) as error:
             return self._core.notices.failed(None, f"codex could not list its threads: {error}")
-        matches = [t for t in candidates if t.id.startswith(reference.strip())]
-        if len(matches) != 1 or not reference.strip():
-            which = "no thread" if not matches else f"{len(matches)} threads"
+        found = [
+            (t.id, (t.name or t.preview or "Codex thread").strip().splitlines()[0], t.cwd)
+            for t in candidates
+            if t.id.startswith(wanted)
+        ]
+        found += [
+            (thread, f"Sub-agent {thread[:13]} of {parent.title}", parent.cwd)
+            for thread, parent in self._core.conversations.sub_agents()
+            if thread.startswith(wanted) and self._core.conversations.current(thread) is None
+        ]
+        if len(found) != 1 or not wanted:
+            which = "no thread" if not found else f"{len(found)} threads"
             return self._core.notices.failed(
                 None, f"{which} of codex's start with {reference!r}; /threads lists them"
             )
-        found = matches[0]
+        [(thread_id, title, cwd)] = found
         conversation = Conversation(
-            id=uuid.uuid4().hex[:12],
-            title=(found.name or found.preview or "Codex thread").strip().splitlines()[0][:60],
-            cwd=found.cwd or str(self._cwd),
+            id=uuid.uuid4().hex[:12], title=title[:60], cwd=cwd or str(self._cwd)
         )
         self._core.conversations.add(conversation)
-        self._core.conversations.bind(conversation, found.id)
+        self._core.conversations.bind(conversation, thread_id)
         if not await self._restorer.resume(conversation):
             return CommandResult(
-                False, f"codex could not resume thread {found.id}.", conversation.id
+                False, f"codex could not resume thread {thread_id}.", conversation.id
             )
         self._core.router.updated(conversation)
         return CommandResult(True, f"Opened {conversation.title!r} from codex.", conversation.id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import protocol as wire
-from engine.conversations.conversation import Conversation
+from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.reports import Reports
 
@@ -28,7 +28,7 @@ class Told:
         def updated(conversation: Conversation) -> None:
             self.updated += 1
 
-        return Reports(notify, delta, updated, Emitter(100))
+        return Reports(notify, delta, updated, Emitter(100), Conversations())
 
 
 def hook(status: str, message: str | None = None) -> dict[str, Any]:

@@ -68,7 +68,8 @@ class InteractionCard(Vertical, can_focus=True):
         return bool(self.entry.resolution)
 
     def title_line(self) -> Static:
-        title = Text(f"{TITLES[self.info.kind]}  [{self.info.id}]")
+        asker = f"Sub-agent {self.info.sub_agent[:13]} · " if self.info.sub_agent else ""
+        title = Text(f"{asker}{TITLES[self.info.kind]}  [{self.info.id}]")
         return Static(title, classes="card-title", markup=False)
 
     def keys_line(self, keys: str) -> Static:

@@ -1,0 +1,32 @@
+"""A sub-agent's approval in a real terminal (tmux): it shows in the conversation that spawned
+it, named as the sub-agent's, and a key on its card answers it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import local_settings
+from tests.tui.test_tmux_typing import type_slowly
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+
+
+def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    type_slowly(terminal, "", "ask a helper")
+    terminal.type("Enter")
+
+    terminal.wait_for("· Run this command?")
+    assert "Sub-agent " in terminal.screen()
+    assert not (workspace / "out.txt").exists()
+    terminal.type("C-g")
+    terminal.wait_for("y Approve")
+    terminal.type("y")
+
+    terminal.wait_until(lambda: "completed." in terminal.screen(), "the sub-agent's end")
+    assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
