@@ -13,7 +13,6 @@ from textual.containers import Horizontal
 from engine import SearchHit
 from engine.commands import kinds
 from engine.commands.parse import parsed
-from engine.errors import CodexDeckError
 from engine.events import (
     ConversationInfo,
     ConversationUpdated,
@@ -33,12 +32,9 @@ from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.reported import reported
-from tui.screens.diff import DiffScreen
-from tui.screens.models import ModelPicker
-from tui.screens.panes import PanedScreen
+from tui.screens.pickers import PickingScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
-from tui.screens.rewind import RewindPicker
 from tui.text import inert
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
@@ -52,7 +48,7 @@ from tui.widgets.trace_pane import TracePane
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
 
-class MainScreen(PanedScreen):
+class MainScreen(PickingScreen):
     BINDINGS = [
         Binding("ctrl+n", "new_conversation", "New", id="conversation.new"),
         Binding("ctrl+down,alt+down", "next_conversation(1)", "Next", id="conversation.next"),
@@ -343,40 +339,11 @@ class MainScreen(PanedScreen):
             self.view.page_output(ran.entry)
             return
         if isinstance(command, kinds.Model) and command.name is None:
-            self._pick_model(self.current, event.text, command.hidden)
+            self.pick_model(self.current, event.text, command.hidden)
         elif event.mode == "queue" and isinstance(command, kinds.Say):
             self.view.run(self.current, event.text, queued=command.text)
         else:
             self.view.run(self.current, event.text)
-
-    @work(group="models")
-    @reported("The models could not be listed")
-    async def _pick_model(self, conversation_id: str, line: str, hidden: bool) -> None:
-        """The model picker (with `hidden`, codex's hidden models too); what is chosen goes to
-        the engine as `/model NAME EFFORT`."""
-        assert self.backend is not None
-        try:
-            offered = await self.backend.models(include_hidden=hidden)
-        except CodexDeckError as error:
-            self._note(f"codex could not list its models: {error}")
-            self.view.composer.give_back(line)
-            return
-        current = self.backend.session_info(conversation_id).model
-        chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
-        if chosen is not None:
-            model, effort = chosen
-            self.view.run(conversation_id, f"/model {model} {effort or ''}".strip())
-
-    @on(ConversationView.RewindAsked)
-    def _rewind_asked(self, event: ConversationView.RewindAsked) -> None:
-        def back(chosen: tuple[str, str] | None) -> None:
-            self.view.rewind_to(event.conversation_id, chosen)
-
-        self.app.push_screen(RewindPicker(event.messages), back)
-
-    @on(ConversationView.DiffReady)
-    async def _diff_ready(self, event: ConversationView.DiffReady) -> None:
-        await self.app.push_screen(DiffScreen(event.view, event.at))
 
     @on(ConversationView.Ran)
     async def _ran(self, event: ConversationView.Ran) -> None:

@@ -1,0 +1,46 @@
+"""The screens a conversation's commands open over it: the model picker (/model alone), the
+diff (/diff, or a review's finding), and the earlier messages to go back to (Esc Esc)."""
+
+from __future__ import annotations
+
+from textual import on, work
+
+from engine.errors import CodexDeckError
+from tui.reported import reported
+from tui.screens.diff import DiffScreen
+from tui.screens.models import ModelPicker
+from tui.screens.panes import PanedScreen
+from tui.screens.rewind import RewindPicker
+from tui.widgets.conversation_view import ConversationView
+
+
+class PickingScreen(PanedScreen):
+    @work(group="models")
+    @reported("The models could not be listed")
+    async def pick_model(self, conversation_id: str, line: str, hidden: bool) -> None:
+        """The model picker (with `hidden`, codex's hidden models too); what is chosen goes to
+        the engine as `/model NAME EFFORT`."""
+        view = self.view
+        assert view.backend is not None
+        try:
+            offered = await view.backend.models(include_hidden=hidden)
+        except CodexDeckError as error:
+            view.note(f"codex could not list its models: {error}")
+            view.composer.give_back(line)
+            return
+        current = view.backend.session_info(conversation_id).model
+        chosen = await self.app.push_screen_wait(ModelPicker(offered, current))
+        if chosen is not None:
+            model, effort = chosen
+            view.run(conversation_id, f"/model {model} {effort or ''}".strip())
+
+    @on(ConversationView.RewindAsked)
+    def _rewind_asked(self, event: ConversationView.RewindAsked) -> None:
+        def back(chosen: tuple[str, str] | None) -> None:
+            self.view.rewind_to(event.conversation_id, chosen)
+
+        self.app.push_screen(RewindPicker(event.messages), back)
+
+    @on(ConversationView.DiffReady)
+    async def _diff_ready(self, event: ConversationView.DiffReady) -> None:
+        await self.app.push_screen(DiffScreen(event.view, event.at))
