@@ -85,6 +85,8 @@ class Conversation:
     finished_turns: set[str] = field(default_factory=set)
     last_diff: str | None = None
     latest_turn_diff: str | None = None
+    review_said: str | None = None
+    """The text of the review the running turn ended (codex repeats it as an answer)."""
     """The diff of the latest turn that changed files (kept once the turn has ended)."""
     warned: set[str] = field(default_factory=set)
     grants: list[str] = field(default_factory=list)
@@ -138,6 +140,7 @@ class Conversation:
 
     def end_turn(self, turn_id: str) -> None:
         self.finished_turns.add(turn_id)
+        self.review_said = None
         self.turn_id = None
         self.turn_started_at = None
         self.submission = None

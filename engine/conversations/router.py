@@ -54,6 +54,15 @@ FAST_DELTAS: dict[str, DeltaKind] = {
 }
 
 
+def repeats_review(conversation: Conversation, item: wire.KnownItem | wire.UnknownItem) -> bool:
+    """Whether an answer only repeats the review just shown (codex sends both)."""
+    return (
+        isinstance(item, wire.AgentMessageItem)
+        and bool(item.text)
+        and item.text == conversation.review_said
+    )
+
+
 SUBMISSION_OUTCOMES: dict[str, SubmissionState] = {
     "completed": "completed",
     "interrupted": "interrupted",
@@ -270,6 +279,8 @@ class Router:
         self._emitter.emit(event, turn_id)
 
     def _item_started(self, conversation: Conversation, notification: wire.ItemStarted) -> None:
+        if repeats_review(conversation, notification.item):
+            return
         codex_id = notification.item.id
         key = conversation.item_keys.started(notification.turn_id, codex_id)
         item = conversation.open_items[codex_id] = keyed(notification.item, key)
@@ -279,6 +290,11 @@ class Router:
         self._emitter.emit(event, notification.turn_id)
 
     def _item_completed(self, conversation: Conversation, notification: wire.ItemCompleted) -> None:
+        item = notification.item
+        if repeats_review(conversation, item):
+            return
+        if isinstance(item, wire.ReviewModeItem) and item.type == "exitedReviewMode":
+            conversation.review_said = item.review
         codex_id = notification.item.id
         conversation.open_items.pop(codex_id, None)
         key = conversation.item_keys.completed(notification.turn_id, codex_id)

@@ -10,7 +10,7 @@ import pytest
 from engine.conversations.review import findings_of
 from engine.engine import Engine
 from engine.events import ItemCompleted
-from engine.protocol import ReviewModeItem
+from engine.protocol import AgentMessageItem, ReviewModeItem
 from tests.e2e.eventlog import EventLog
 from tests.e2e.test_diffs import checkout
 
@@ -36,6 +36,12 @@ async def test_a_review_of_the_uncommitted_changes_lists_its_findings(
         for e in log.of(ItemCompleted, conversation.id)
         if isinstance(e.item, ReviewModeItem) and e.item.type == "exitedReviewMode"
     ]
+    answers = [
+        e.item
+        for e in log.of(ItemCompleted, conversation.id)
+        if isinstance(e.item, AgentMessageItem)
+    ]
+    assert review.review not in [answer.text for answer in answers], "its repeat is left out"
     findings = findings_of(review.review)
     assert [(f.priority, f.path, f.start, f.end) for f in findings] == [
         (1, "greeting.txt", 1, 2),

@@ -34,6 +34,8 @@ def test_review_findings_are_listed_and_one_opens_its_file_s_diff(
     screen = terminal.screen()
     assert "P1  greeting.txt:1-2  The greeting is written twice" in screen
     assert "P3  notes.md:4  The new file has no trailing newline" in screen
+    terminal.wait_for("turn completed")
+    assert "Full review comments:" not in terminal.screen(), "codex's repeat is not shown"
     terminal.type("BTab")  # from the message box to the last finding
     terminal.type("Enter")
 
