@@ -126,7 +126,7 @@ class ApprovalEntry(Entry):
 def describe_item(item: KnownItem | UnknownItem, status: str) -> str:
     """A tool call, search, image or other item the transcript shows as one line."""
     if isinstance(item, McpToolCallItem):
-        error = f": {item.error.message}" if item.error else ""
+        error = f": {plain_error(item.error.message)}" if item.error else ""
         return f"tool {item.server}.{item.tool} · {status}{error}"
     if isinstance(item, DynamicToolCallItem):
         return f"tool {item.namespace + '.' if item.namespace else ''}{item.tool} · {status}"
@@ -174,3 +174,10 @@ def agents_line(item: CollabAgentToolCallItem, status: str) -> str:
     ) or ", ".join(thread[:8] for thread in item.receiver_thread_ids)
     prompt = f": {clipped(item.prompt)}" if item.prompt else ""
     return f"agents · {item.tool} · {status}{' · ' + agents if agents else ''}{prompt}"
+
+
+def plain_error(message: str) -> str:
+    """An error as a line: without the stack backtrace codex may add, its causes joined."""
+    kept = message.split("Stack backtrace:", 1)[0]
+    joined = " · ".join(line.strip() for line in kept.splitlines() if line.strip())
+    return joined.replace("Caused by: · ", "caused by ")

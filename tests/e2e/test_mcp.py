@@ -91,7 +91,25 @@ async def test_mcp_lists_the_servers_how_each_is_and_its_tools(
     lines = listed.message.splitlines()
     assert lines[0] == "MCP servers (codex's config):"
     [deck] = [line for line in lines if line.startswith("  deck  ")]
-    assert deck == "  deck  running · 2 tools: add, favourite_colour"
+    assert deck == "  deck  running · 3 tools: add, crash, favourite_colour"
     [broken] = [line for line in lines if line.startswith("  broken  ")]
     assert broken.startswith("  broken  failed: ")
     assert "No such file or directory" in broken
+
+
+async def test_a_server_that_crashes_mid_call_is_said_and_the_turn_goes_on(
+    mcp_deck: tuple[Engine, EventLog],
+) -> None:
+    engine, log = mcp_deck
+    conversation = await engine.new_conversation()
+    await ready(log)
+    await engine.submit(conversation.id, "crash the mcp server")
+    await allowed(engine, log, "crash")
+    done = await log.turn_completed(conversation.id)
+
+    assert done.status == "completed"
+    [call] = tool_calls(log)
+    assert (call.tool, call.status) == ("crash", "failed")
+    assert call.error is not None
+    assert call.error.message
+    assert "Transport closed" in call.error.message

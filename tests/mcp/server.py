@@ -1,6 +1,7 @@
 """A small MCP server for the tests, written with the official `mcp` SDK and run by codex over
-stdio: a tool that adds two numbers, and one that asks the user a form (an elicitation) and
-writes what it received to the file `DECK_MCP_ANSWERS` names."""
+stdio: a tool that adds two numbers, one that stops the server mid-call, and one that asks the
+user a form (an elicitation) and writes what it received to the file `DECK_MCP_ANSWERS`
+names."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ server = MCPServer("deck-test")
 def add(a: int, b: int) -> str:
     """Add two numbers."""
     return f"{a} + {b} = {a + b}"
+
+
+@server.tool()
+def crash() -> str:
+    """Stop the server in the middle of the call, as a server that crashes does."""
+    os._exit(3)
 
 
 class Colour(BaseModel):
