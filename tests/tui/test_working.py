@@ -12,7 +12,6 @@ from engine.events import (
     TurnCompleted,
 )
 from engine.protocol import AgentMessageItem, CommandExecutionItem
-from tui.entries import plain_error
 from tui.widgets.working import Activity, working_text
 
 
@@ -78,13 +77,3 @@ def test_waiting_for_an_answer_and_stopping_say_so() -> None:
         "⚠ Waiting for your answer 0:30 · esc stops the turn"
     )
     assert working_text(info("stopping"), activity, 101.0) == "• Stopping 0:01"
-
-
-def test_a_tool_error_is_one_line_without_codexs_backtrace() -> None:
-    message = (
-        "tool call error: tool call failed for `deck/crash`\n\nCaused by:\n    Transport closed\n"
-        "Stack backtrace:\n   0: <unknown>\n   1: <unknown>\n"
-    )
-    assert plain_error(message) == (
-        "tool call error: tool call failed for `deck/crash` · caused by Transport closed"
-    )
