@@ -10,6 +10,10 @@ from tests.tui.test_tmux_typing import type_slowly
 from tests.tui.tmux import COMMAND, Terminal, at_the_shell
 
 
+def key_bar(terminal: Terminal) -> str:
+    return terminal.screen().rstrip("\n").splitlines()[-1]
+
+
 def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
@@ -28,5 +32,15 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
 
     terminal.wait_until(lambda: "completed." in terminal.screen(), "the sub-agent's end")
     assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+
+    for _ in range(6):  # back from the message box, a widget at a time, to the sub-agent's line
+        if "Sub-agent's transcript" in key_bar(terminal):
+            break
+        before = key_bar(terminal)
+        terminal.type("BTab")
+        terminal.wait_until(lambda b=before: key_bar(terminal) != b, "the focus to move")  # type: ignore[misc]
+    assert "Sub-agent's transcript" in key_bar(terminal)
+    terminal.type("Enter")
+    terminal.wait_for("› approval")  # its own transcript: the message it was given
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")

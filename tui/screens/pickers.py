@@ -1,5 +1,6 @@
-"""The screens a conversation's commands open over it: the model picker (/model alone), the
-diff (/diff, or a review's finding), and the earlier messages to go back to (Esc Esc)."""
+"""What a conversation's commands and keys open over it or beside it: the model picker (/model
+alone), the diff (/diff, or a review's finding), the earlier messages to go back to (Esc Esc),
+and a sub-agent's transcript (Enter on its line)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tui.screens.models import ModelPicker
 from tui.screens.panes import PanedScreen
 from tui.screens.rewind import RewindPicker
 from tui.widgets.conversation_view import ConversationView
+from tui.widgets.notes import AgentsLine
 
 
 class PickingScreen(PanedScreen):
@@ -40,6 +42,19 @@ class PickingScreen(PanedScreen):
             self.view.rewind_to(event.conversation_id, chosen)
 
         self.app.push_screen(RewindPicker(event.messages), back)
+
+    @on(AgentsLine.Open)
+    @work(group="agents")
+    @reported("The sub-agent's transcript could not be opened")
+    async def _open_agent(self, event: AgentsLine.Open) -> None:
+        view = self.view
+        if view.backend is None or view.current is None:
+            return
+        opened = await view.backend.execute(view.current, f"/open {event.thread_id}")
+        if opened.ok:
+            view.post_message(ConversationView.Ran(view, "", True, opened.conversation_id))
+        else:
+            view.note(f"Not opened: {opened.message}")
 
     @on(ConversationView.DiffReady)
     async def _diff_ready(self, event: ConversationView.DiffReady) -> None:

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Static
 
+from engine.protocol import CollabAgentToolCallItem
 from tui.entries import NoticeEntry, PlanEntry, ToolEntry, TurnEntry, describe_item
 from tui.text import duration, inert
 
@@ -59,6 +64,33 @@ class ToolLine(Static):
     def __init__(self, entry: ToolEntry) -> None:
         text = Text(inert(describe_item(entry.item, entry.status)))
         super().__init__(text, classes=f"-{entry.status}")
+
+
+class AgentsLine(ToolLine, can_focus=True):
+    """A call of codex's multi-agent tools; Enter opens the (first) sub-agent's transcript."""
+
+    BINDINGS = [Binding("enter", "open", "Sub-agent's transcript", id="agents.open")]
+
+    DEFAULT_CSS = """
+    AgentsLine:focus { background: $boost; }
+    """
+
+    @dataclass
+    class Open(Message):
+        """Open a sub-agent's thread as a conversation."""
+
+        thread_id: str
+
+    def __init__(self, entry: ToolEntry) -> None:
+        super().__init__(entry)
+        item = entry.item
+        self.threads = (
+            list(item.receiver_thread_ids) if isinstance(item, CollabAgentToolCallItem) else []
+        )
+
+    def action_open(self) -> None:
+        if self.threads:
+            self.post_message(self.Open(self.threads[0]))
 
 
 class PlanCell(Static):

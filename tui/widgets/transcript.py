@@ -22,6 +22,7 @@ from textual.widgets import Static
 from engine.events import (
     EngineEvent,
 )
+from engine.protocol import CollabAgentToolCallItem
 from tui.entries import (
     AgentEntry,
     ApprovalEntry,
@@ -45,7 +46,7 @@ from tui.widgets.command import CommandCell
 from tui.widgets.diff import FileChangeCell
 from tui.widgets.form import FormCard
 from tui.widgets.message import AgentMessage, UserMessage
-from tui.widgets.notes import NoticeLine, PlanCell, ToolLine, TurnMarker
+from tui.widgets.notes import AgentsLine, NoticeLine, PlanCell, ToolLine, TurnMarker
 from tui.widgets.question import QuestionCard
 from tui.widgets.reasoning import Reasoning
 from tui.widgets.review import ReviewCell
@@ -248,6 +249,8 @@ class Transcript(VerticalScroll, can_focus=False):
             widget = FileChangeCell(entry, self.cwd)
         elif isinstance(entry, ApprovalEntry):
             widget = CARDS.get(entry.info.kind, ApprovalCard)(entry)
+        elif isinstance(entry, ToolEntry) and isinstance(entry.item, CollabAgentToolCallItem):
+            widget = AgentsLine(entry)
         else:
             widget = VIEWS[type(entry)](entry)
         entry.widget = widget
