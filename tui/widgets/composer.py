@@ -15,11 +15,12 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import OptionList, TextArea
+from textual.widgets import TextArea
 from textual.widgets.option_list import Option
 
 from engine import COMMANDS, IMAGE_SUFFIXES, Usage
 from engine.protocol import TEXT_INPUT_CHARS
+from tui.widgets.completion_list import CompletionList
 from tui.widgets.draft import DraftBox, Mode
 from tui.widgets.mentions import FileCompletion, Mention, as_typed, mention_at
 from tui.widgets.ordered import run_binding
@@ -38,20 +39,11 @@ def completions(text: str) -> list[Usage]:
     return [usage for usage in COMMANDS if usage.name.startswith(typed)]
 
 
-class CommandCompletion(OptionList):
+class CommandCompletion(CompletionList):
     """The commands matching what is typed, each with its usage and what it does."""
-
-    DEFAULT_CSS = """
-    CommandCompletion {
-        height: auto; max-height: 12; border: round $primary; background: $surface;
-        display: none;
-    }
-    CommandCompletion.-open { display: block; }
-    """
 
     def __init__(self) -> None:
         super().__init__(id="completion")
-        self.can_focus = False
 
     def show(self, usages: list[Usage]) -> None:
         if not usages and not self.option_count:
@@ -65,15 +57,6 @@ class CommandCompletion(OptionList):
         self.set_class(bool(usages), "-open")
         if usages:
             self.highlighted = 0
-
-    @property
-    def is_open(self) -> bool:
-        return self.has_class("-open")
-
-    def chosen(self) -> str | None:
-        if not self.is_open or self.highlighted is None:
-            return None
-        return self.get_option_at_index(self.highlighted).id
 
 
 class Composer(DraftBox):

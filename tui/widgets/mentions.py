@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from engine.protocol import FileMatch
+from tui.widgets.completion_list import CompletionList
 
 FILES_SHOWN = 12
 
@@ -48,26 +48,13 @@ def label(match: FileMatch) -> Text:
     return text
 
 
-class FileCompletion(OptionList):
+class FileCompletion(CompletionList):
     """The files matching the `@word` being typed; tab or enter puts the chosen one in."""
-
-    DEFAULT_CSS = """
-    FileCompletion {
-        height: auto; max-height: 14; border: round $primary; background: $surface;
-        display: none;
-    }
-    FileCompletion.-open { display: block; }
-    """
 
     def __init__(self) -> None:
         super().__init__(id="files")
-        self.can_focus = False
         self.mention: Mention | None = None
         """The `@word` the list is for (None: closed)."""
-
-    @property
-    def is_open(self) -> bool:
-        return self.has_class("-open")
 
     def looking(self, mention: Mention) -> None:
         """Open for `mention`; the files found for the `@word` before stay until the new
@@ -103,11 +90,6 @@ class FileCompletion(OptionList):
         if self.is_open:
             self.clear_options()
             self.remove_class("-open")
-
-    def chosen(self) -> str | None:
-        if not self.is_open or self.highlighted is None:
-            return None
-        return self.get_option_at_index(self.highlighted).id
 
     def _say(self, text: str) -> None:
         self.clear_options()
