@@ -24,7 +24,7 @@ IGNORED_NOTIFICATIONS: dict[str, str] = {
     # Not read:
     "thread/readState/changed": "read marks of codex's own thread list; codex-deck has its own",
     "thread/deleted": "codex-deck deletes no thread; one deleted elsewhere fails when used",
-    "thread/reverted": "codex-deck reverts no thread yet (rewind, issue 26)",
+    "thread/reverted": "codex-deck reverts no thread: its rewind forks, keeping the old path",
     "thread/section/changed": CODEX_APP,
     "skills/changed": "codex-deck has no view of codex's skills",
     "thread/attachment/updated": "images go with messages here, not with threads",
