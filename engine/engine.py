@@ -396,7 +396,7 @@ class Engine:
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
         conversation = self._conversations.get(conversation_id)
-        return session_info(conversation, self._settings, self._router.limits.windows())
+        return session_info(conversation, self._settings, self._router.reports.limits.windows())
 
     def general_notices(self) -> list[Notice]:
         """What codex-deck said that belongs to no conversation (a store moved aside, codex

@@ -199,7 +199,7 @@ class CommandLine:
         if isinstance(command, kinds.Output):
             return self._output(conversation)
         if isinstance(command, kinds.Session):
-            limits = self._core.router.limits.windows()
+            limits = self._core.router.reports.limits.windows()
             text = session_info(conversation, self._core.settings, limits).describe()
             self._notices.say(conversation, "info", text)
             return CommandResult(True, text)

@@ -12,13 +12,21 @@ from typing import get_args
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
-from engine.events import DeltaKind, McpServerChanged, NoticeLevel
+from engine.conversations.file_sessions import conversation_of
+from engine.conversations.limits import UsageLimits
+from engine.events import DeltaKind, FilesFound, McpServerChanged, NoticeLevel, UsageLimitsUpdated
 
 Notify = Callable[[Conversation | None, NoticeLevel, str], None]
 Delta = Callable[[Conversation, str, str, DeltaKind, str, int], None]
 Updated = Callable[[Conversation], None]
 
 HOOK_WARNINGS = frozenset({"failed", "blocked"})
+ENGINE_WIDE_REPORTS = (
+    wire.AccountRateLimitsUpdated,
+    wire.FileSearchUpdated,
+    wire.McpServerStartup,
+)
+"""The notifications of no thread that `Reports.engine_wide` says."""
 THREAD_SHOWN = 13
 """As much of a sub-agent's thread id as is shown (enough for /open)."""
 
@@ -55,6 +63,8 @@ class Reports:
         self._mcp_failed: set[str] = set()
         self.mcp_servers: dict[str, McpServerChanged] = {}
         """How each MCP server codex started last said it is."""
+        self.limits = UsageLimits()
+        """The account's usage limits, as codex last said them."""
 
     def in_conversation(
         self, conversation: Conversation, notification: wire.ServerNotification
@@ -132,24 +142,45 @@ class Reports:
     def engine_wide(
         self, notification: wire.ServerNotification, conversation: Conversation | None = None
     ) -> None:
-        if isinstance(notification, wire.McpServerStartup):
-            changed = McpServerChanged(
-                **self._emitter.stamp(None),
-                name=notification.name,
-                status=notification.status,
-                error=notification.error,
-            )
-            self.mcp_servers[notification.name] = changed
-            self._emitter.emit(changed)
-            failed = notification.status == "failed"
-            if failed and notification.name not in self._mcp_failed:
-                self._mcp_failed.add(notification.name)
-                why = f": {notification.error}" if notification.error else ""
-                self._notify(
-                    conversation,
-                    "warning",
-                    f"The MCP server {notification.name!r} failed to start{why}. Its tools "
-                    "are not there until it starts (codex's config names it).",
+        """What belongs to no thread: usage limits, the files an `@` found, MCP servers."""
+        emitter = self._emitter
+        if isinstance(notification, wire.AccountRateLimitsUpdated):
+            before = self.limits.windows()
+            windows = self.limits.take(notification.rate_limits)
+            if windows != before:
+                emitter.emit(UsageLimitsUpdated(**emitter.stamp(None), limits=windows))
+        elif isinstance(notification, wire.FileSearchUpdated):
+            conversation_id = conversation_of(notification.session_id)
+            if conversation_id is not None:
+                found = FilesFound(
+                    **emitter.stamp(conversation_id),
+                    query=notification.query,
+                    files=tuple(notification.files),
                 )
-            elif notification.status == "ready":
-                self._mcp_failed.discard(notification.name)
+                emitter.tell(found)
+        elif isinstance(notification, wire.McpServerStartup):
+            self._mcp_server(notification, conversation)
+
+    def _mcp_server(
+        self, notification: wire.McpServerStartup, conversation: Conversation | None
+    ) -> None:
+        changed = McpServerChanged(
+            **self._emitter.stamp(None),
+            name=notification.name,
+            status=notification.status,
+            error=notification.error,
+        )
+        self.mcp_servers[notification.name] = changed
+        self._emitter.emit(changed)
+        failed = notification.status == "failed"
+        if failed and notification.name not in self._mcp_failed:
+            self._mcp_failed.add(notification.name)
+            why = f": {notification.error}" if notification.error else ""
+            self._notify(
+                conversation,
+                "warning",
+                f"The MCP server {notification.name!r} failed to start{why}. Its tools "
+                "are not there until it starts (codex's config names it).",
+            )
+        elif notification.status == "ready":
+            self._mcp_failed.discard(notification.name)

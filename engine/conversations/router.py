@@ -8,20 +8,17 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations, SubmissionState
 from engine.conversations.emitter import Emitter
-from engine.conversations.file_sessions import conversation_of
 from engine.conversations.interactions import (
     Interactions,
 )
 from engine.conversations.item_keys import keyed
 from engine.conversations.journal import Journal
-from engine.conversations.limits import UsageLimits
-from engine.conversations.reports import Reports
+from engine.conversations.reports import ENGINE_WIDE_REPORTS, Reports
 from engine.conversations.requests import Requests
 from engine.events import (
     AccountChanged,
     ConversationUpdated,
     DeltaKind,
-    FilesFound,
     ItemCompleted,
     ItemDelta,
     ItemStarted,
@@ -34,7 +31,6 @@ from engine.events import (
     TurnDiff,
     TurnStarted,
     UnknownMessage,
-    UsageLimitsUpdated,
 )
 from engine.transport.appserver import IncomingRequest, Received
 from engine.transport.oversized import thread_of, turn_end
@@ -92,8 +88,6 @@ class Router:
         self._quiet = quiet
         self.reports = Reports(self._notice, self._emit_delta, self.updated, emitter, conversations)
         """What codex tells beside a turn's items (and the MCP servers' states)."""
-        self.limits = UsageLimits()
-        """The account's usage limits, as codex last said them."""
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -159,22 +153,8 @@ class Router:
                 error=notification.error,
             )
             self._emitter.emit(finished)
-        elif isinstance(notification, wire.AccountRateLimitsUpdated):
-            before = self.limits.windows()
-            windows = self.limits.take(notification.rate_limits)
-            if windows != before:
-                self._emitter.emit(UsageLimitsUpdated(**self._emitter.stamp(None), limits=windows))
-        elif isinstance(notification, wire.McpServerStartup):
+        elif isinstance(notification, ENGINE_WIDE_REPORTS):
             self.reports.engine_wide(notification)
-        elif isinstance(notification, wire.FileSearchUpdated):
-            conversation_id = conversation_of(notification.session_id)
-            if conversation_id is not None:
-                found = FilesFound(
-                    **self._emitter.stamp(conversation_id),
-                    query=notification.query,
-                    files=tuple(notification.files),
-                )
-                self._emitter.tell(found)
         elif isinstance(notification, wire.AccountUpdated):
             changed = AccountChanged(
                 **self._emitter.stamp(None),
