@@ -1,6 +1,7 @@
 """MCP on the real binary with a real MCP server (tests/mcp/server.py, the official `mcp` SDK,
 run by codex over stdio): codex asks (a form) before running its tool, the tool runs once
-allowed here, and /mcp lists the servers, how each is and its tools."""
+allowed here, a form the server asks is answered here and the server receives the answer, a
+server that dies mid-call is said, and /mcp lists the servers, how each is and its tools."""
 
 from __future__ import annotations
 
@@ -75,6 +76,29 @@ async def test_the_servers_tool_runs_once_allowed(mcp_deck: tuple[Engine, EventL
     [call] = tool_calls(log)
     assert (call.server, call.tool, call.status) == ("deck", "add", "completed")
     assert "2 + 3 = 5" in str(call.result.content if call.result else "")
+
+
+async def test_a_form_the_server_asks_is_answered_here_and_the_server_gets_it(
+    mcp_deck: tuple[Engine, EventLog], tmp_path: Path
+) -> None:
+    engine, log = mcp_deck
+    conversation = await engine.new_conversation()
+    await ready(log)
+    await engine.submit(conversation.id, "mcp form")
+    await allowed(engine, log, "favourite_colour")
+    form = await log.wait_for(
+        InteractionRequested, lambda e: "favourite colour" in (e.interaction.message or "")
+    )
+    assert form.interaction.kind == "elicitation"
+    assert "colour" in str(form.interaction.requested_schema)
+
+    answered = await engine.respond(form.interaction.id, Reply({"colour": "teal"}))
+
+    assert answered.ok, answered.message
+    await log.turn_completed(conversation.id)
+    assert (tmp_path / "answers.txt").read_text() == "teal", "the server received the answer"
+    [call] = tool_calls(log)
+    assert "your favourite colour is teal" in str(call.result.content if call.result else "")
 
 
 async def test_mcp_lists_the_servers_how_each_is_and_its_tools(

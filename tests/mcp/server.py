@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 
 import anyio
-from mcp.server.mcpserver import AcceptedElicitation, Context, MCPServer
-from pydantic import BaseModel
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("deck-test")
 
@@ -26,18 +25,29 @@ def crash() -> str:
     os._exit(3)
 
 
-class Colour(BaseModel):
-    colour: str
+COLOUR_FORM = {
+    "type": "object",
+    "properties": {"colour": {"type": "string", "description": "Your favourite colour"}},
+    "required": ["colour"],
+}
+"""The form, as the MCP spec writes a requested schema. (The SDK's own `ctx.elicit` renders a
+model with `title` keys, which codex answers `cancel` to without asking anyone.)"""
 
 
 @server.tool()
 async def favourite_colour(ctx: Context) -> str:
     """Ask the user their favourite colour."""
-    result = await ctx.elicit("What is your favourite colour?", schema=Colour)
-    received = result.data.colour if isinstance(result, AcceptedElicitation) else None
+    session = ctx.request_context.session
+    result = await session.elicit_form(
+        message="What is your favourite colour?",
+        requested_schema=COLOUR_FORM,
+        related_request_id=ctx.request_id,
+    )
+    content = result.content or {}
+    received = content.get("colour") if result.action == "accept" else None
     answers = os.environ.get("DECK_MCP_ANSWERS")
     if answers:
-        await anyio.Path(answers).write_text(received or f"({result.action})")
+        await anyio.Path(answers).write_text(str(received or f"({result.action})"))
     if received is None:
         return f"no colour ({result.action})"
     return f"your favourite colour is {received}"

@@ -1,0 +1,51 @@
+"""A real MCP server's forms answered in a real terminal (tmux): codex's question whether its
+tool may run, then the server's own form, each filled from its card; the server receives the
+answer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tests.conftest import local_settings
+from tests.e2e.test_mcp import SERVER
+from tests.tui.test_tmux_typing import type_slowly
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+
+
+def test_the_servers_form_is_filled_from_its_card_and_the_server_gets_it(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    answers = tmp_path / "answers.txt"
+    mcp = [
+        f'mcp_servers.deck.command="{sys.executable}"',
+        f'mcp_servers.deck.args=["{SERVER}"]',
+        f'mcp_servers.deck.env={{DECK_MCP_ANSWERS="{answers}"}}',
+    ]
+    settings = isolated_settings.read_text()
+    listed = ", ".join(repr(entry) for entry in mcp)
+    isolated_settings.write_text(
+        settings.replace(
+            'config = ["features.plugins=false"]', f'config = ["features.plugins=false", {listed}]'
+        )
+    )
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    type_slowly(terminal, "", "mcp form")
+    terminal.type("Enter")
+
+    terminal.wait_for('run tool "favourite_colour"?')
+    terminal.type("C-g")
+    terminal.wait_for("^s Send")
+    terminal.type("C-s")
+    terminal.wait_for("What is your favourite colour?")
+    terminal.type("C-g")
+    terminal.wait_for("^s Send")
+    terminal.type("-l", "teal")
+    terminal.type("C-s")
+
+    terminal.wait_for("turn completed")
+    assert answers.read_text() == "teal", "the server received the answer"
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
