@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import local_settings
 from tests.e2e.test_diffs import checkout
 from tests.tui.test_tmux_typing import flat, type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import Terminal, message_box, quit_app, start_app
 
 
 def test_diff_shows_the_files_and_each_diff(
@@ -16,8 +16,7 @@ def test_diff_shows_the_files_and_each_diff(
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
     checkout(workspace)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "/diff")
     terminal.type("Enter")
 
@@ -30,16 +29,14 @@ def test_diff_shows_the_files_and_each_diff(
     terminal.wait_for("+two")
     terminal.type("Escape")
     terminal.wait_until(lambda: "M kept.txt" not in terminal.screen(), "the diff to close")
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)
 
 
 def test_diff_outside_a_checkout_says_why_and_keeps_the_line(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "/diff")
     terminal.type("Enter")
 
@@ -47,5 +44,4 @@ def test_diff_outside_a_checkout_says_why_and_keeps_the_line(
         lambda: "isnotagitcheckout" in flat(terminal.screen()), "why there is no diff"
     )
     assert flat(message_box(terminal.screen())) == "/diff"
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

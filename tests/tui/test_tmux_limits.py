@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+from tests.tui.tmux import Terminal, quit_app, start_app
 
 WARNING = "⚠ 85% of the 5-hour limit used"
 
@@ -15,8 +15,7 @@ def test_the_status_bar_warns_near_a_usage_limit(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "count for me")
     terminal.type("Enter")
     terminal.wait_for("turn completed")
@@ -28,5 +27,4 @@ def test_the_status_bar_warns_near_a_usage_limit(
     terminal.wait_for(WARNING)
     [bar] = [line for line in terminal.screen().splitlines() if WARNING in line]
     assert " · codex online · ⚠ 85%" in bar, "in the status bar, the app running"
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

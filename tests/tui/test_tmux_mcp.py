@@ -10,7 +10,14 @@ from pathlib import Path
 from tests.conftest import local_settings
 from tests.e2e.test_mcp import SERVER
 from tests.tui.test_tmux_typing import type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+from tests.tui.tmux import Terminal, quit_app, start_app
+
+LISTED = "MCP servers (codex's config):"
+
+
+def scrollback(terminal: Terminal) -> str:
+    """Everything the terminal has shown, the lines scrolled away too."""
+    return terminal.tmux("capture-pane", "-p", "-S", "-", "-t", terminal.name)
 
 
 def test_the_servers_form_is_filled_from_its_card_and_the_server_gets_it(
@@ -30,8 +37,16 @@ def test_the_servers_form_is_filled_from_its_card_and_the_server_gets_it(
             'config = ["features.plugins=false"]', f'config = ["features.plugins=false", {listed}]'
         )
     )
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
+    for asked in range(1, 11):  # as a person would: /mcp until the server runs
+        type_slowly(terminal, "", "/mcp")
+        terminal.type("Enter")
+        terminal.wait_until(
+            lambda n=asked: scrollback(terminal).count(LISTED) >= n,  # type: ignore[misc]
+            "/mcp's answer",
+        )
+        if "deck  running" in scrollback(terminal).split(LISTED)[-1]:
+            break
     type_slowly(terminal, "", "mcp form")
     terminal.type("Enter")
 
@@ -47,5 +62,4 @@ def test_the_servers_form_is_filled_from_its_card_and_the_server_gets_it(
 
     terminal.wait_for("turn completed")
     assert answers.read_text() == "teal", "the server received the answer"
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

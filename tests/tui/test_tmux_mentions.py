@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import asked, flat, type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import Terminal, message_box, quit_app, start_app
 
 TARGET = "src/zebra_stripes.py"
 
@@ -23,8 +23,7 @@ def test_an_at_mention_finds_the_file_and_tab_puts_it_in_the_message(
     for name in (TARGET, "src/app.py", "docs/zebra.md", "README.md"):
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text("")
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
 
     type_slowly(terminal, "", "count for me, see @zebst")
     terminal.wait_until(
@@ -45,5 +44,4 @@ def test_an_at_mention_finds_the_file_and_tab_puts_it_in_the_message(
 
     terminal.wait_for("turn completed")
     assert asked(model_requests) == [f"count for me, see {TARGET} and @READ"]
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

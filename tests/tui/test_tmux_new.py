@@ -7,15 +7,14 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+from tests.tui.tmux import Terminal, quit_app, start_app
 
 
 def test_new_starts_on_a_clean_screen(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "count for me")
     terminal.type("Enter")
     terminal.wait_for("turn completed")
@@ -30,5 +29,4 @@ def test_new_starts_on_a_clean_screen(
     screen = terminal.screen()
     assert "turn completed" not in screen, "nothing of the conversation before"
     assert "Conversation 1" in screen, "the one before, in the list"
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

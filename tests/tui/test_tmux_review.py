@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.conftest import local_settings
 from tests.e2e.test_diffs import GIT
 from tests.tui.test_tmux_typing import type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+from tests.tui.tmux import Terminal, quit_app, start_app
 
 
 def reviewed_checkout(root: Path) -> None:
@@ -25,8 +25,7 @@ def test_review_findings_are_listed_and_one_opens_its_file_s_diff(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     reviewed_checkout(local_settings(isolated_settings, model_url, tmp_path))
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "/review")
     terminal.type("Enter")
 
@@ -43,5 +42,4 @@ def test_review_findings_are_listed_and_one_opens_its_file_s_diff(
     assert "A notes.md" in terminal.screen()
     terminal.type("Escape")
     terminal.wait_until(lambda: "A notes.md" not in terminal.screen(), "the diff to close")
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

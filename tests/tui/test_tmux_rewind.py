@@ -8,15 +8,14 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import flat, type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import Terminal, message_box, quit_app, start_app
 
 
 def test_esc_esc_goes_back_to_an_earlier_message_and_keeps_the_old_path(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     for number, text in enumerate(("count for me", "show markdown"), 1):
         type_slowly(terminal, "", text)
         terminal.type("Enter")
@@ -38,5 +37,4 @@ def test_esc_esc_goes_back_to_an_earlier_message_and_keeps_the_old_path(
     listed = [line[:28].strip(" ·▎") for line in screen.splitlines()]
     assert "Conversation 1" in listed, "the old one still in the list"
     assert "› show markdown" not in screen, "the transcript stops before the message"
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell
+from tests.tui.tmux import Terminal, quit_app, start_app
 
 
 def key_bar(terminal: Terminal) -> str:
@@ -18,8 +18,7 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "ask a helper")
     terminal.type("Enter")
 
@@ -42,5 +41,4 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
     assert "Sub-agent's transcript" in key_bar(terminal)
     terminal.type("Enter")
     terminal.wait_for("› approval")  # its own transcript: the message it was given
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

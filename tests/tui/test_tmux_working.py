@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.test_tmux_typing import flat, type_slowly
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import Terminal, message_box, quit_app, start_app
 
 RUNNING = "running `sleep 120`"
 
@@ -28,8 +28,7 @@ def test_a_shell_command_shows_the_working_line_and_esc_stops_it(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
-    terminal.wait_for("codex online")
+    start_app(terminal, isolated_settings)
     type_slowly(terminal, "", "!sleep 120")
     terminal.type("Enter")
     terminal.wait_until(
@@ -46,5 +45,4 @@ def test_a_shell_command_shows_the_working_line_and_esc_stops_it(
     terminal.wait_until(lambda: "• Working" not in terminal.screen(), "the line to go")
     assert flat(message_box(terminal.screen())) == flat("meanwhile I write")
     terminal.wait_until(lambda: not sleeping(), "the command to be stopped")
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)

@@ -105,3 +105,15 @@ def message_box(screen: str) -> str:
 def at_the_shell(terminal: Terminal) -> bool:
     command = terminal.tmux("display", "-p", "-t", terminal.name, "#{pane_current_command}")
     return command.strip().startswith("bash")
+
+
+def start_app(terminal: Terminal, config: Path) -> None:
+    """Start codex-deck on the settings in `config` and wait until codex is online."""
+    terminal.type(f"CODEX_DECK_CONFIG={config} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+
+
+def quit_app(terminal: Terminal) -> None:
+    """ctrl+q, and wait for the shell to be back."""
+    terminal.type("C-q")
+    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
