@@ -156,6 +156,7 @@ class MainScreen(PickingScreen):
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
         self.view.engine_up(backend)
+        self.app.refresh_bindings()  # the keys that work now (a replay's) into the key bar
 
     @property
     def draft(self) -> Draft:
