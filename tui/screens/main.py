@@ -20,6 +20,7 @@ from engine.events import (
     EngineStatus,
     FilesFound,
     InteractionRequested,
+    McpServerChanged,
     Notice,
     SideChatAnswered,
     SideChatAsked,
@@ -180,6 +181,8 @@ class MainScreen(PickingScreen):
             elif isinstance(event, EngineStatus):
                 detail = "" if event.status == "online" else f" — {event.detail}"
                 self.status.set_engine_state(f"codex {event.status}{detail}")
+            elif isinstance(event, McpServerChanged):
+                self.status.mcp_server(event.name, event.status)
             elif isinstance(event, InteractionRequested):
                 self._attention(event)
             elif isinstance(event, FilesFound):

@@ -29,6 +29,7 @@ class StatusBar(Static):
         self.engine_state = "starting codex…"
         self._session: SessionInfo | None = None
         self._info: ConversationInfo | None = None
+        self._mcp_starting: set[str] = set()
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._redraw)
@@ -43,6 +44,14 @@ class StatusBar(Static):
         self.engine_state = state
         self._redraw()
 
+    def mcp_server(self, name: str, status: str) -> None:
+        """An MCP server starting (said in the bar until it runs, fails or is cancelled)."""
+        if status == "starting":
+            self._mcp_starting.add(name)
+        else:
+            self._mcp_starting.discard(name)
+        self._redraw()
+
     def _redraw(self) -> None:
         text = Text()
         session, info = self._session, self._info
@@ -53,6 +62,8 @@ class StatusBar(Static):
             text.append(state, style="bold")
             text.append(" · ")
         text.append(inert(self.engine_state))
+        if self._mcp_starting:
+            text.append(f" · starting MCP: {inert(', '.join(sorted(self._mcp_starting)))}")
         if session is not None:
             nearest = max(session.limits, key=lambda limit: limit.used_percent, default=None)
             if nearest is not None and nearest.used_percent >= WARN_PERCENT:
