@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 from pydantic import ValidationError
 
 from engine.protocol.base import WireModel, describe_invalid
-from engine.protocol.client_requests import FileMatch, ThreadGoal
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
+from engine.protocol.workspace import FileMatch, ThreadGoal
 
 
 class ServerNotification(WireModel):

@@ -1,0 +1,173 @@
+"""Requests about the workspace and the thread's tools, beside turns and threads: compaction,
+the user's shell command, files (`@`), a command run where codex runs (/diff), MCP servers,
+goals and reviews; and their results."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field
+
+from engine.protocol.base import WireModel
+
+
+class ThreadCompactStartParams(WireModel):
+    """Summarise the thread's history into a shorter one (in a turn of its own)."""
+
+    method: ClassVar[str] = "thread/compact/start"
+    schema_name = "ThreadCompactStartParams"
+    thread_id: str
+
+
+class FsGetMetadataParams(WireModel):
+    method: ClassVar[str] = "fs/getMetadata"
+    schema_name = "FsGetMetadataParams"
+    path: str
+    """Absolute, on the machine codex runs on."""
+
+
+class FsMetadata(WireModel):
+    schema_name = "FsGetMetadataResponse"
+    is_directory: bool
+    is_file: bool
+
+
+class FileSearchStartParams(WireModel):
+    """Start a search session over `roots` (codex walks them once and keeps what it found)."""
+
+    method: ClassVar[str] = "fuzzyFileSearch/sessionStart"
+    schema_name = "FuzzyFileSearchSessionStartParams"
+    session_id: str
+    roots: list[str]
+
+
+class FileSearchUpdateParams(WireModel):
+    """Search the session's files for `query` (the files come as notifications)."""
+
+    method: ClassVar[str] = "fuzzyFileSearch/sessionUpdate"
+    schema_name = "FuzzyFileSearchSessionUpdateParams"
+    session_id: str
+    query: str
+
+
+class FileSearchStopParams(WireModel):
+    method: ClassVar[str] = "fuzzyFileSearch/sessionStop"
+    schema_name = "FuzzyFileSearchSessionStopParams"
+    session_id: str
+
+
+class FileMatch(WireModel):
+    schema_name = "FuzzyFileSearchResult"
+    root: str
+    path: str
+    """Relative to `root`."""
+    file_name: str = Field(alias="file_name")
+    match_type: str = Field(default="file", alias="match_type")
+    """`file` or `directory`."""
+    score: int = 0
+    indices: list[int] | None = None
+    """Where in `path` the query's characters matched."""
+
+
+GoalStatus = Literal["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]
+
+
+class ThreadGoal(WireModel):
+    """What the thread works toward until it is done (codex starts turns for it by itself)."""
+
+    schema_name = "ThreadGoal"
+    objective: str
+    status: str
+    tokens_used: int = 0
+    time_used_seconds: int = 0
+    token_budget: int | None = None
+
+
+class ThreadGoalSetParams(WireModel):
+    method: ClassVar[str] = "thread/goal/set"
+    schema_name = "ThreadGoalSetParams"
+    thread_id: str
+    objective: str | None = None
+    status: GoalStatus | None = None
+    origin: Literal["user"] = "user"
+    """Set by the user's own act (a typed /goal)."""
+
+
+class ThreadGoalClearParams(WireModel):
+    method: ClassVar[str] = "thread/goal/clear"
+    schema_name = "ThreadGoalClearParams"
+    thread_id: str
+    origin: Literal["user"] = "user"
+
+
+class ThreadGoalResult(WireModel):
+    schema_name = "ThreadGoalSetResponse"
+    goal: ThreadGoal
+
+
+class McpServerStatusListParams(WireModel):
+    method: ClassVar[str] = "mcpServerStatus/list"
+    schema_name = "ListMcpServerStatusParams"
+    thread_id: str | None = None
+    detail: Literal["full", "toolsAndAuthOnly"] = "toolsAndAuthOnly"
+    cursor: str | None = None
+
+
+class McpTool(WireModel):
+    schema_name = "Tool"
+    name: str
+    description: str | None = None
+
+
+class McpServerState(WireModel):
+    """An MCP server of codex's config: whether it runs, and its tools."""
+
+    schema_name = "McpServerStatus"
+    name: str
+    runtime_status: str | None = None
+    tools: dict[str, McpTool] = {}
+    tools_error: str | None = None
+
+
+class McpServerStatusList(WireModel):
+    schema_name = "ListMcpServerStatusResponse"
+    data: list[McpServerState] = []
+    next_cursor: str | None = None
+
+
+class CommandExecParams(WireModel):
+    """Run a program (argv) where codex runs, in a sandbox, outside any thread."""
+
+    method: ClassVar[str] = "command/exec"
+    schema_name = "CommandExecParams"
+    command: list[str]
+    cwd: str | None = None
+    sandbox_policy: dict[str, Any] | None = None
+    timeout_ms: int | None = None
+
+
+class CommandExecResult(WireModel):
+    schema_name = "CommandExecResponse"
+    exit_code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+class ReviewStartParams(WireModel):
+    """Review code in the thread: the uncommitted changes, against a base branch, a commit, or
+    as custom instructions say (`target`, as the schema's ReviewTarget)."""
+
+    method: ClassVar[str] = "review/start"
+    schema_name = "ReviewStartParams"
+    thread_id: str
+    target: dict[str, Any]
+
+
+class ThreadShellCommandParams(WireModel):
+    """Run the user's own shell command in the thread (as a command item of a turn of its
+    own, which the model sees); codex runs it with full access, not in the thread's sandbox."""
+
+    method: ClassVar[str] = "thread/shellCommand"
+    schema_name = "ThreadShellCommandParams"
+    thread_id: str
+    command: str
