@@ -12,6 +12,8 @@ from tests.e2e.test_mcp import SERVER
 from tests.tui.test_tmux_typing import type_slowly
 from tests.tui.tmux import Terminal, quit_app, start_app
 
+LISTED = "MCP servers (codex's config):"
+
 
 def status_bar(terminal: Terminal) -> str:
     return terminal.screen().rstrip("\n").splitlines()[-2]
@@ -35,12 +37,19 @@ def test_the_servers_form_is_filled_from_its_card_and_the_server_gets_it(
         )
     )
     start_app(terminal, isolated_settings)
-    # While codex starts the server the status bar says so; a turn sent then would not know
-    # its tools yet. A person waits for the bar, and /mcp says it runs.
+    # While codex starts the server, for codex and then for the conversation's thread, a turn
+    # would not know its tools yet: a person waits for the bar, then asks /mcp until it runs.
     terminal.wait_until(lambda: "starting MCP" not in status_bar(terminal), "the server to start")
-    type_slowly(terminal, "", "/mcp")
-    terminal.type("Enter")
-    terminal.wait_for("deck  running · 3 tools")
+    for asked in range(1, 6):
+        type_slowly(terminal, "", "/mcp")
+        terminal.type("Enter")
+        terminal.wait_until(
+            lambda n=asked: terminal.screen().count(LISTED) >= n,  # type: ignore[misc]
+            "/mcp's answer",
+        )
+        if "deck  running · 3 tools" in terminal.screen().split(LISTED)[-1]:
+            break
+    assert "deck  running · 3 tools" in terminal.screen().split(LISTED)[-1]
     type_slowly(terminal, "", "mcp form")
     terminal.type("Enter")
 
