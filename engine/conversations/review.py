@@ -11,8 +11,8 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.core import Core
 from engine.conversations.restore import Restorer
+from engine.conversations.user_turns import refusal
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import BUSY_STATES
 from engine.results import CommandResult
 
 _FINDING = re.compile(r"^- \[P(\d)\] (.+?) — (.+?):(\d+)(?:-(\d+))?$")
@@ -76,13 +76,9 @@ class Reviews:
         runs, and outside a git checkout (for what git knows)."""
         conversation = self._core.conversations.get(conversation_id)
         notices = self._core.notices
-        reason = self._core.link.not_running()
-        if reason is not None:
-            return notices.failed(conversation.id, f"codex is not running ({reason}).")
-        if conversation.state in BUSY_STATES:
-            return notices.failed(
-                conversation.id, "A turn is running: wait for it to end, or /stop it."
-            )
+        refused = refusal(self._core, conversation, "reviewed")
+        if refused is not None:
+            return refused
         if conversation.thread_id is None:
             return notices.failed(conversation.id, "This conversation has no thread yet.")
         await self._restorer.restored()

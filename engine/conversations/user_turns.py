@@ -40,6 +40,22 @@ def said_anything(conversation: Conversation) -> bool:
     )
 
 
+def refusal(core: Core, conversation: Conversation, done: str) -> CommandResult | None:
+    """Why nothing can be `done` now in the conversation: codex is not running, or a turn runs
+    there (said as a notice too)."""
+    reason = core.link.not_running()
+    if reason is not None:
+        return core.notices.failed(
+            conversation.id, f"codex is not running ({reason}). Nothing was {done}."
+        )
+    if conversation.state in BUSY_STATES:
+        return core.notices.failed(
+            conversation.id,
+            f"A turn is running: wait for it to end, or /stop it. Nothing was {done}.",
+        )
+    return None
+
+
 class UserTurns:
     def __init__(self, core: Core, turns: Turns, restorer: Restorer) -> None:
         self._core = core
@@ -50,7 +66,7 @@ class UserTurns:
         """Ask codex to compact the conversation's history (`/compact`); refused while a turn
         runs, and when there is nothing to compact yet."""
         conversation = self._core.conversations.get(conversation_id)
-        refused = self._refusal(conversation, "compacted")
+        refused = refusal(self._core, conversation, "compacted")
         if refused is not None:
             return refused
         if not said_anything(conversation):
@@ -85,7 +101,7 @@ class UserTurns:
                 f"The command has {len(command):,} characters; codex takes "
                 f"{wire.TEXT_INPUT_CHARS:,} at most. Nothing was run.",
             )
-        refused = self._refusal(conversation, "run")
+        refused = refusal(self._core, conversation, "run")
         if refused is not None:
             return refused
         await self._restorer.restored()
@@ -106,7 +122,7 @@ class UserTurns:
         """Ask codex for an AGENTS.md in the conversation's directory (`/init`), unless one is
         there already (looked for where codex runs, which may be another machine)."""
         conversation = self._core.conversations.get(conversation_id)
-        refused = self._refusal(conversation, "asked")
+        refused = refusal(self._core, conversation, "asked")
         if refused is not None:
             return refused
         target = f"{conversation.cwd.rstrip('/')}/{AGENTS_FILE}"
@@ -124,17 +140,3 @@ class UserTurns:
             )
         outcome = await self._turns.submit(conversation.id, INIT_PROMPT)
         return CommandResult(outcome.accepted, outcome.message)
-
-    def _refusal(self, conversation: Conversation, done: str) -> CommandResult | None:
-        """Why nothing can be `done` now: codex is not running, or a turn runs here."""
-        reason = self._core.link.not_running()
-        if reason is not None:
-            return self._core.notices.failed(
-                conversation.id, f"codex is not running ({reason}). Nothing was {done}."
-            )
-        if conversation.state in BUSY_STATES:
-            return self._core.notices.failed(
-                conversation.id,
-                f"A turn is running: wait for it to end, or /stop it. Nothing was {done}.",
-            )
-        return None
