@@ -343,3 +343,16 @@ class McpServerChanged(EngineEvent):
     name: str
     status: str
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubAgentActivity(EngineEvent):
+    """What a sub-agent of the conversation does now: whether its turn runs (`state`:
+    running, waiting for the user's answer, or how its turn ended: completed, failed,
+    interrupted) and the item it is at
+    (None: between items). Told to front ends, not traced: the sub-agent's own thread keeps
+    its history."""
+
+    thread_id: str
+    state: str
+    item: KnownItem | UnknownItem | None = None

@@ -14,7 +14,14 @@ from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.file_sessions import conversation_of
 from engine.conversations.limits import UsageLimits
-from engine.events import DeltaKind, FilesFound, McpServerChanged, NoticeLevel, UsageLimitsUpdated
+from engine.events import (
+    DeltaKind,
+    FilesFound,
+    McpServerChanged,
+    NoticeLevel,
+    SubAgentActivity,
+    UsageLimitsUpdated,
+)
 
 Notify = Callable[[Conversation | None, NoticeLevel, str], None]
 Delta = Callable[[Conversation, str, str, DeltaKind, str, int], None]
@@ -27,6 +34,10 @@ ENGINE_WIDE_REPORTS = (
     wire.McpServerStartup,
 )
 """The notifications of no thread that `Reports.engine_wide` says."""
+WAITING_FLAGS = frozenset({"waitingOnApproval", "waitingOnUserInput"})
+"""A thread's active flags that say it waits for the user."""
+LIVE_SUB_AGENT = frozenset({"running", "waiting"})
+"""A sub-agent's states while its turn runs (`SubAgentActivity.state`)."""
 THREAD_SHOWN = 13
 """As much of a sub-agent's thread id as is shown (enough for /open)."""
 
@@ -63,6 +74,7 @@ class Reports:
         self._mcp_failed: set[str] = set()
         self.mcp_servers: dict[str, McpServerChanged] = {}
         """How each MCP server codex started last said it is."""
+        self._sub_agents_now: dict[str, SubAgentActivity] = {}
         self.limits = UsageLimits()
         """The account's usage limits, as codex last said them."""
 
@@ -129,7 +141,30 @@ class Reports:
     def sub_agent(
         self, parent: Conversation, thread: str, notification: wire.ServerNotification
     ) -> None:
-        """What a sub-agent's thread does, said in the conversation that spawned it."""
+        """What a sub-agent's thread does, said in the conversation that spawned it: live (what
+        it is at), and its end as a notice."""
+        now = self._sub_agents_now.get(thread)
+        state, item = (now.state, now.item) if now is not None else ("running", None)
+        match notification:
+            case wire.TurnStarted():
+                state, item = "running", None
+            case wire.ItemStarted():
+                item = notification.item
+            case wire.ItemCompleted() if item is not None and item.id == notification.item.id:
+                item = None
+            case wire.TurnCompleted():
+                state, item = notification.turn.status, None
+            case wire.ThreadStatusChanged() if state in LIVE_SUB_AGENT:
+                flags = notification.status.active_flags
+                state = "waiting" if any(flag in WAITING_FLAGS for flag in flags) else "running"
+            case _:
+                return
+        if now is None or (state, item) != (now.state, now.item):
+            now = SubAgentActivity(
+                **self._emitter.stamp(parent.id), thread_id=thread, state=state, item=item
+            )
+            self._sub_agents_now[thread] = now
+            self._emitter.tell(now)
         if isinstance(notification, wire.TurnCompleted):
             error = notification.turn.error
             why = f": {error.message}" if error is not None else ""

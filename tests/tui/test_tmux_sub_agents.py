@@ -1,5 +1,6 @@
 """A sub-agent's approval in a real terminal (tmux): it shows in the conversation that spawned
-it, named as the sub-agent's, and a key on its card answers it."""
+it, named as the sub-agent's, and a key on its card answers it; above the message box, the
+sub-agent's line says what it is at while it runs."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
 
     terminal.wait_for("· Run this command?")
     assert "Sub-agent " in terminal.screen()
+    terminal.wait_for("↳ sub-agent ")
+    [agent_line] = [line for line in terminal.screen().splitlines() if "↳ sub-agent " in line]
+    assert "waiting for your answer · running `" in agent_line, agent_line
     assert not (workspace / "out.txt").exists()
     terminal.type("C-g")
     terminal.wait_for("y Approve")
@@ -31,6 +35,7 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
 
     terminal.wait_until(lambda: "completed." in terminal.screen(), "the sub-agent's end")
     assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+    terminal.wait_until(lambda: "↳ sub-agent " not in terminal.screen(), "its line to go")
 
     for _ in range(6):  # back from the message box, a widget at a time, to the sub-agent's line
         if "Sub-agent's transcript" in key_bar(terminal):

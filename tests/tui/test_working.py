@@ -9,10 +9,11 @@ from engine.events import (
     ItemCompleted,
     ItemDelta,
     ItemStarted,
+    SubAgentActivity,
     TurnCompleted,
 )
 from engine.protocol import AgentMessageItem, CommandExecutionItem
-from tui.widgets.working import Activity, working_text
+from tui.widgets.working import Activity, agents_text, working_text
 
 
 class Stamp(TypedDict):
@@ -77,3 +78,19 @@ def test_waiting_for_an_answer_and_stopping_say_so() -> None:
         "⚠ Waiting for your answer 0:30 · esc stops the turn"
     )
     assert working_text(info("stopping"), activity, 101.0) == "• Stopping 0:01"
+
+
+def test_each_running_sub_agent_says_what_it_is_at_and_the_rest_are_counted() -> None:
+    def agent(
+        n: int, state: str = "running", item: CommandExecutionItem | None = None
+    ) -> SubAgentActivity:
+        return SubAgentActivity(**STAMP, thread_id=f"019a{n}-0000-7000", state=state, item=item)
+
+    lines = agents_text([agent(1, "waiting", COMMAND), agent(2), agent(3), agent(4), agent(5)])
+
+    assert lines == [
+        "  ↳ sub-agent 019a1-0000-70 · waiting for your answer · running `pytest -q tests`",
+        "  ↳ sub-agent 019a2-0000-70 · thinking",
+        "  ↳ sub-agent 019a3-0000-70 · thinking",
+        "  ↳ 2 more sub-agents running",
+    ]

@@ -26,6 +26,7 @@ from engine.events import (
     SideChatAsked,
     SideChatDelta,
     SideChatUpdated,
+    SubAgentActivity,
     TokenUsageUpdated,
     UsageLimitsUpdated,
 )
@@ -188,6 +189,9 @@ class MainScreen(PickingScreen):
             elif isinstance(event, FilesFound):
                 self.view.files_found(event)
                 continue  # for the message box only: not the transcript's, not the trace's
+            elif isinstance(event, SubAgentActivity):
+                self.view.sub_agent(event)
+                continue  # for the working line only
             else:
                 queue.take(event)
             if isinstance(event, Notice) and event.conversation_id is None:
@@ -201,7 +205,8 @@ class MainScreen(PickingScreen):
         side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
         if side_events:
             await self._side_events(side_events)
-        self.query_one(TracePane).add([e for e in message.events if not isinstance(e, FilesFound)])
+        told = (FilesFound, SubAgentActivity)  # for the front end, not the trace
+        self.query_one(TracePane).add([e for e in message.events if not isinstance(e, told)])
         changed = ConversationUpdated | TokenUsageUpdated | UsageLimitsUpdated
         if any(isinstance(e, changed) for e in message.events):
             self._refresh_status()

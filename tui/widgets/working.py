@@ -1,6 +1,7 @@
 """The working line: while a turn runs in the conversation shown, what codex is doing now, for
 how long, and the key that stops it, just above the message box where the eye is (as the
-Codex TUI's "Working (12s • esc to interrupt)")."""
+Codex TUI's "Working (12s • esc to interrupt)"); under it, what each of its running sub-agents
+is at."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from engine.events import (
     ItemCompleted,
     ItemDelta,
     ItemStarted,
+    SubAgentActivity,
     TurnCompleted,
     TurnStarted,
 )
@@ -24,6 +26,12 @@ from tui.text import clock, inert, shown_command
 
 COMMAND_SHOWN_CHARS = 60
 THINKING = "thinking"
+AGENTS_SHOWN = 3
+"""As many running sub-agents as the line names; the rest are counted."""
+LIVE_STATES = frozenset({"running", "waiting"})
+"""A sub-agent's states while its turn runs."""
+AGENT_SHOWN_CHARS = 13
+"""As much of a sub-agent's thread id as is shown (enough for /open)."""
 
 
 def doing(item: wire.KnownItem | wire.UnknownItem) -> str | None:
@@ -90,16 +98,36 @@ def working_text(info: ConversationInfo, activity: Activity, now: float) -> str:
     return f"• Working{elapsed} · {inert(activity.now)} · esc stops"
 
 
+def agent_text(agent: SubAgentActivity) -> str:
+    """A running sub-agent in a line: its thread and what it is at."""
+    at = (doing(agent.item) if agent.item is not None else None) or THINKING
+    if agent.state == "waiting":
+        at = f"waiting for your answer · {at}"
+    return f"  ↳ sub-agent {agent.thread_id[:AGENT_SHOWN_CHARS]} · {inert(at)}"
+
+
+def agents_text(running: Sequence[SubAgentActivity]) -> list[str]:
+    """A line for each running sub-agent (as many as fit), and how many more run."""
+    lines = [agent_text(agent) for agent in running[:AGENTS_SHOWN]]
+    if len(running) > AGENTS_SHOWN:
+        lines.append(f"  ↳ {len(running) - AGENTS_SHOWN} more sub-agents running")
+    return lines
+
+
 class WorkingLine(Static):
     """Shown while the conversation in view has a turn running; hidden otherwise."""
 
     DEFAULT_CSS = """
-    WorkingLine { height: 1; padding: 0 2; color: $text-muted; display: none; }
+    WorkingLine {
+        height: auto; padding: 0 2; color: $text-muted; display: none;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     def __init__(self) -> None:
         super().__init__(id="working", markup=False)
         self._activities: dict[str, Activity] = {}
+        self._agents: dict[str, dict[str, SubAgentActivity]] = {}
         self._info: ConversationInfo | None = None
         self._said = ""
 
@@ -112,6 +140,14 @@ class WorkingLine(Static):
         for event in events:
             activity.take(event)
 
+    def sub_agent(self, activity: SubAgentActivity) -> None:
+        """What a sub-agent of a conversation is at now."""
+        if activity.conversation_id is None:
+            return
+        self._agents.setdefault(activity.conversation_id, {})[activity.thread_id] = activity
+        if self._info is not None and self._info.id == activity.conversation_id:
+            self._redraw()
+
     def show(self, info: ConversationInfo | None) -> None:
         """The line for the conversation shown (`info`), or none when it is idle."""
         self._info = info
@@ -120,10 +156,17 @@ class WorkingLine(Static):
     def _redraw(self) -> None:
         info = self._info
         busy = info is not None and info.state in BUSY_STATES
-        text = ""
-        if info is not None and busy:
-            activity = self._activities.setdefault(info.id, Activity())
-            text = working_text(info, activity, time.time())
+        lines: list[str] = []
+        if info is not None:
+            agents = self._agents.get(info.id, {}).values()
+            running = [agent for agent in agents if agent.state in LIVE_STATES]
+            if busy:
+                activity = self._activities.setdefault(info.id, Activity())
+                lines.append(working_text(info, activity, time.time()))
+            elif running:
+                lines.append(f"• Sub-agents working ({len(running)})")
+            lines += agents_text(running)
+        text = "\n".join(lines)
         if text == self._said:
             return  # every batch of events comes here; an update re-lays out the screen
         self._said = text
