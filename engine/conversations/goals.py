@@ -15,6 +15,8 @@ from engine.transport.rpc import METHOD_NOT_FOUND
 
 GoalAction = Literal["show", "set", "clear", "pause", "resume"]
 STATUS: dict[GoalAction, wire.GoalStatus] = {"pause": "paused", "resume": "active"}
+GOALS_OFF = "goals feature is disabled"
+"""What codex answers a goal with when its `features.goals` is off."""
 
 
 class Goals:
@@ -58,6 +60,12 @@ class Goals:
             if error.code == METHOD_NOT_FOUND:
                 return notices.failed(
                     conversation.id, f"This codex has no goals ({error}); a newer one does."
+                )
+            if GOALS_OFF in error.message:
+                return notices.failed(
+                    conversation.id,
+                    f"This codex has goals turned off ({error}); `features.goals=true` in its "
+                    "config (or codex-deck's [codex] config) turns them on.",
                 )
             return notices.failed(conversation.id, f"codex refused the goal: {error}")
         except ConnectionClosed as error:
