@@ -189,7 +189,8 @@ class Turns:
             conversation.state in ("running", "waiting")
             and conversation.turn_id is not None
             and not conversation.stop_requested
-        )
+            and self._core.router.shell_runs.of_turn(conversation.turn_id) is None
+        )  # a `!command` of the user's takes no message: what is typed meanwhile waits
 
     async def _steer(self, conversation: Conversation, text: str) -> SubmitOutcome:
         assert conversation.thread_id is not None
@@ -324,6 +325,15 @@ class Turns:
     async def _interrupt(self, conversation: Conversation) -> bool:
         if conversation.thread_id is None or conversation.turn_id is None:
             return False
+        shell = self._core.router.shell_runs.of_turn(conversation.turn_id)
+        if shell is not None:  # a `!command` under command/exec: its process is ended
+            shell.stopped = True
+            ending = wire.CommandExecTerminateParams(process_id=shell.process_id)
+            try:
+                await self._core.server.command_exec_terminate(ending)
+            except (RpcError, ConnectionClosed):
+                return False
+            return True
         params = wire.TurnInterruptParams(
             thread_id=conversation.thread_id, turn_id=conversation.turn_id
         )

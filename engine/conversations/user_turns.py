@@ -1,7 +1,8 @@
 """Turns the user asks of codex beside messages: `/compact` (codex summarises the history into
 a shorter one), `!command` (the user's own shell command, run in the thread so the model
-sees it) and `/init` (a message asking for an AGENTS.md). Codex runs each as a turn of its
-own; the router follows it as any turn."""
+sees it: with codex's `thread/shellCommand` where the sandbox is full access, else under the
+sandbox, see user_shell.py) and `/init` (a message asking for an AGENTS.md). Each runs as a
+turn of its own; the router follows it as any turn."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
 from engine.conversations.restore import Restorer
 from engine.conversations.turns import Turns
+from engine.conversations.user_shell import SandboxedShell, full_access, sandbox_policy
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES
 from engine.results import CommandResult
@@ -61,6 +63,7 @@ class UserTurns:
         self._core = core
         self._turns = turns
         self._restorer = restorer
+        self._sandboxed = SandboxedShell(core)
 
     async def compact(self, conversation_id: str) -> CommandResult:
         """Ask codex to compact the conversation's history (`/compact`); refused while a turn
@@ -108,6 +111,8 @@ class UserTurns:
         if conversation.thread_id is None and not await self._turns.start_thread(conversation):
             return CommandResult(False, "codex could not start a thread; see the notice.")
         assert conversation.thread_id is not None
+        if not full_access(sandbox_policy(conversation, self._core.settings)):
+            return self._sandboxed.start(conversation, command)
         try:
             await self._core.server.thread_shell_command(
                 wire.ThreadShellCommandParams(thread_id=conversation.thread_id, command=command)

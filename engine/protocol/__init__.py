@@ -54,6 +54,8 @@ from engine.protocol.client_requests import (
     plan_mode,
 )
 from engine.protocol.items import (
+    USER_SHELL,
+    USER_SHELL_SANDBOXED,
     AgentMessageItem,
     ChangeKind,
     CollabAgentToolCallItem,
@@ -85,6 +87,7 @@ from engine.protocol.notifications import (
     AccountRateLimitsUpdated,
     AccountUpdated,
     AgentMessageDelta,
+    CommandExecOutput,
     CommandOutputDelta,
     ConfigWarning,
     DeprecationNotice,
@@ -162,6 +165,7 @@ from engine.protocol.thread import Thread, ThreadStatus, TokenCounts, TokenUsage
 from engine.protocol.workspace import (
     CommandExecParams,
     CommandExecResult,
+    CommandExecTerminateParams,
     FileMatch,
     FileSearchStartParams,
     FileSearchStopParams,
@@ -179,12 +183,15 @@ from engine.protocol.workspace import (
     ThreadGoalClearParams,
     ThreadGoalResult,
     ThreadGoalSetParams,
+    ThreadInjectItemsParams,
     ThreadShellCommandParams,
 )
 
 __all__ = [
     "SANDBOX_POLICIES",
     "TEXT_INPUT_CHARS",
+    "USER_SHELL",
+    "USER_SHELL_SANDBOXED",
     "AcceptWithExecPolicyAmendment",
     "Account",
     "AccountLoginCompleted",
@@ -205,8 +212,10 @@ __all__ = [
     "CommandApprovalReply",
     "CommandApprovalRequest",
     "CommandDecision",
+    "CommandExecOutput",
     "CommandExecParams",
     "CommandExecResult",
+    "CommandExecTerminateParams",
     "CommandExecutionItem",
     "CommandOutputDelta",
     "ConfigReadParams",
@@ -305,6 +314,7 @@ __all__ = [
     "ThreadGoalResult",
     "ThreadGoalSetParams",
     "ThreadGoalUpdated",
+    "ThreadInjectItemsParams",
     "ThreadItem",
     "ThreadListParams",
     "ThreadListResult",

@@ -40,7 +40,6 @@ IGNORED_NOTIFICATIONS: dict[str, str] = {
     "item/autoApprovalReview/started": "codex's automatic reviewer; here the user approves",
     "item/autoApprovalReview/completed": "codex's automatic reviewer; here the user approves",
     "autoApprovalReview/strictReviewRequired": "codex's automatic reviewer; here the user approves",
-    "command/exec/outputDelta": "codex-deck runs no command/exec with streamed output",
     "process/outputDelta": "processes of process/* requests, which codex-deck does not make",
     "process/exited": "processes of process/* requests, which codex-deck does not make",
     "thread/search/partial": "codex's thread search; codex-deck searches its own store",

@@ -82,6 +82,13 @@ class CommandAction(WireModel):
     query: str | None = None
 
 
+USER_SHELL = "userShell"
+"""The source of a command the user ran (`thread/shellCommand`: with full access)."""
+USER_SHELL_SANDBOXED = "userShellSandboxed"
+"""codex-deck's own source (codex never sends it) for a command the user ran under the
+conversation's sandbox (command/exec)."""
+
+
 class CommandExecutionItem(WireModel):
     """A shell command the agent ran (or asked to run)."""
 

@@ -379,6 +379,17 @@ class FileSearchCompleted(ServerNotification):
     session_id: str
 
 
+class CommandExecOutput(ServerNotification):
+    """Output of a command started with command/exec with streamed output, in base64."""
+
+    method = "command/exec/outputDelta"
+    schema_name = "CommandExecOutputDeltaNotification"
+    process_id: str
+    stream: str
+    delta_base64: str
+    cap_reached: bool = False
+
+
 class UnknownNotification(ServerNotification):
     """A notification codex-deck does not model (or could not read); shown raw."""
 
@@ -430,6 +441,7 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
         McpServerStartup,
         ThreadGoalUpdated,
         ThreadGoalCleared,
+        CommandExecOutput,
     )
 }
 

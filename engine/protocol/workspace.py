@@ -144,6 +144,10 @@ class CommandExecParams(WireModel):
     cwd: str | None = None
     sandbox_policy: dict[str, Any] | None = None
     timeout_ms: int | None = None
+    process_id: str | None = None
+    """Named by the client, for streamed output and for terminating it."""
+    stream_stdout_stderr: bool | None = None
+    """Output comes as `command/exec/outputDelta` notifications (not in the result)."""
 
 
 class CommandExecResult(WireModel):
@@ -151,6 +155,23 @@ class CommandExecResult(WireModel):
     exit_code: int
     stdout: str = ""
     stderr: str = ""
+
+
+class CommandExecTerminateParams(WireModel):
+    """Stop a command started with command/exec (by its `process_id`)."""
+
+    method: ClassVar[str] = "command/exec/terminate"
+    schema_name = "CommandExecTerminateParams"
+    process_id: str
+
+
+class ThreadInjectItemsParams(WireModel):
+    """Add Responses API items to what the model sees of the thread's history."""
+
+    method: ClassVar[str] = "thread/inject_items"
+    schema_name = "ThreadInjectItemsParams"
+    thread_id: str
+    items: list[dict[str, Any]]
 
 
 class ReviewStartParams(WireModel):

@@ -22,6 +22,7 @@ from engine.protocol import (
     ClientInfo,
     CommandExecParams,
     CommandExecResult,
+    CommandExecTerminateParams,
     EmptyResult,
     FileSearchStartParams,
     FileSearchStopParams,
@@ -42,6 +43,7 @@ from engine.protocol import (
     ThreadGoalClearParams,
     ThreadGoalResult,
     ThreadGoalSetParams,
+    ThreadInjectItemsParams,
     ThreadOpened,
     ThreadReadParams,
     ThreadReadResult,
@@ -205,6 +207,12 @@ class AppServer:
 
     async def command_exec(self, params: CommandExecParams) -> CommandExecResult:
         return await self.call("command/exec", params, CommandExecResult)
+
+    async def command_exec_terminate(self, params: CommandExecTerminateParams) -> EmptyResult:
+        return await self.call("command/exec/terminate", params, EmptyResult)
+
+    async def thread_inject_items(self, params: ThreadInjectItemsParams) -> EmptyResult:
+        return await self.call("thread/inject_items", params, EmptyResult)
 
     async def review_start(self, params: ReviewStartParams) -> EmptyResult:
         return await self.call("review/start", params, EmptyResult)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
 from engine.engine import Engine
-from engine.events import ItemCompleted, Notice, TurnCompleted
+from engine.events import ItemCompleted, ItemDelta, Notice, TurnCompleted
 from engine.protocol import CommandExecutionItem, ContextCompactionItem
 from engine.scripted_model import ScriptedModel
 from tests.e2e.eventlog import EventLog
@@ -83,6 +87,64 @@ async def test_a_shell_command_runs_in_the_conversation_and_the_model_sees_its_o
     await log.turn_completed(conversation.id, count=2)
     [request] = scripted_model.responses_requests()
     assert "it is made" in json.dumps(request.input_items), "the model saw the output"
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A directory outside the sandbox's writable places (workspace-write lets codex write in
+    the workspace and in /tmp)."""
+    made = Path(tempfile.mkdtemp(prefix="deck-outside-", dir="/var/tmp"))
+    yield made
+    shutil.rmtree(made)
+
+
+async def test_a_shell_command_is_held_by_the_conversations_sandbox(
+    deck: Deck, workspace: Path, outside: Path
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+
+    wrote = await engine.execute(conversation.id, f"!echo in > in.txt; echo out > {outside}/o.txt")
+    assert wrote.ok, wrote.message
+    first = await log.wait_for(ItemCompleted, lambda e: isinstance(e.item, CommandExecutionItem))
+    ended = await log.turn_completed(conversation.id)
+    assert ended.status == "completed", "a command that fails is not a turn that fails"
+    assert (workspace / "in.txt").read_text() == "in\n", "workspace-write: the workspace is"
+    assert not (outside / "o.txt").exists(), "workspace-write: outside it is not"
+    assert isinstance(first.item, CommandExecutionItem)
+    assert first.item.exit_code != 0
+    assert "Read-only file system" in (first.item.aggregated_output or "")
+
+    assert (await engine.execute(conversation.id, "/sandbox read-only")).ok
+    await engine.execute(conversation.id, "!echo again > again.txt")
+    await log.turn_completed(conversation.id, count=2)
+    assert not (workspace / "again.txt").exists(), "read-only: nothing is written"
+
+    assert (await engine.execute(conversation.id, "/sandbox danger-full-access")).ok
+    await engine.execute(conversation.id, f"!echo out > {outside}/o.txt")
+    await log.turn_completed(conversation.id, count=3)
+    assert (outside / "o.txt").read_text() == "out\n", "full access: as the user's own shell"
+
+
+async def test_a_shell_command_stops_as_a_turn_does_and_what_is_typed_meanwhile_waits(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    await engine.execute(conversation.id, "!echo started; sleep 60")
+    await log.wait_for(ItemDelta, lambda e: "started" in e.text)
+    queued = await engine.submit(conversation.id, "count for me")
+    assert queued.how == "queued", queued
+
+    with anyio.fail_after(10):
+        assert await engine.stop(conversation.id) == "stopped"
+    stopped = await log.turn_completed(conversation.id)
+    assert stopped.status == "interrupted"
+    assert scripted_model.responses_requests() == [], "the queued message waits after a stop"
+    assert (await engine.execute(conversation.id, "/continue")).ok
+    await log.turn_completed(conversation.id, count=2)
+    [request] = scripted_model.responses_requests()
+    assert "echo started; sleep 60" in json.dumps(request.input_items), "its part is in history"
 
 
 async def test_bang_alone_is_refused_and_a_double_bang_sends_text(

@@ -11,13 +11,12 @@ from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
+from engine.protocol import USER_SHELL, USER_SHELL_SANDBOXED
 from tui.entries import CommandEntry
 from tui.text import duration, inert, last_lines, shown_command
 from tui.widgets.streamed import Streamed
 
 COLLAPSED_LINES = 4
-USER_SHELL = "userShell"
-"""The source of a command the user ran with `!` (codex runs it outside the sandbox)."""
 
 
 class CommandCell(Streamed, Vertical, can_focus=True):
@@ -92,6 +91,8 @@ class CommandCell(Streamed, Vertical, can_focus=True):
         parts = [inert(item.cwd), entry.status.replace("inProgress", "running")]
         if item.source == USER_SHELL:
             parts.insert(0, "your command, with full access")
+        elif item.source == USER_SHELL_SANDBOXED:
+            parts.insert(0, "your command, in the sandbox")
         if item.exit_code is not None:
             parts.append(f"exit {item.exit_code}")
         if item.duration_ms is not None:
