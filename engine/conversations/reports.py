@@ -14,6 +14,7 @@ from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.file_sessions import conversation_of
 from engine.conversations.limits import UsageLimits
+from engine.conversations.shell_runs import ShellRuns
 from engine.events import (
     DeltaKind,
     FilesFound,
@@ -32,6 +33,7 @@ ENGINE_WIDE_REPORTS = (
     wire.AccountRateLimitsUpdated,
     wire.FileSearchUpdated,
     wire.McpServerStartup,
+    wire.CommandExecOutput,
 )
 """The notifications of no thread that `Reports.engine_wide` says."""
 WAITING_FLAGS = frozenset({"waitingOnApproval", "waitingOnUserInput"})
@@ -65,7 +67,9 @@ class Reports:
         updated: Updated,
         emitter: Emitter,
         conversations: Conversations,
+        shell_runs: ShellRuns,
     ) -> None:
+        self._shell_runs = shell_runs
         self._conversations = conversations
         self._notify = notify
         self._delta = delta
@@ -174,16 +178,27 @@ class Reports:
                 f"Sub-agent {thread[:THREAD_SHOWN]} {notification.turn.status}{why}.",
             )
 
+    def _shell_output(self, delta: wire.CommandExecOutput) -> None:
+        """Output of a `!command` of the user's, into its command item."""
+        run = self._shell_runs.get(delta.process_id)
+        conversation = self._conversations.current(run.thread_id) if run is not None else None
+        if run is not None and conversation is not None:
+            text = run.take(delta)
+            self._delta(conversation, run.turn_id, run.process_id, "command_output", text, 0)
+
     def engine_wide(
         self, notification: wire.ServerNotification, conversation: Conversation | None = None
     ) -> None:
-        """What belongs to no thread: usage limits, the files an `@` found, MCP servers."""
+        """What belongs to no thread: usage limits, the files an `@` found, MCP servers, the
+        output of a `!command`."""
         emitter = self._emitter
         if isinstance(notification, wire.AccountRateLimitsUpdated):
             before = self.limits.windows()
             windows = self.limits.take(notification.rate_limits)
             if windows != before:
                 emitter.emit(UsageLimitsUpdated(**emitter.stamp(None), limits=windows))
+        elif isinstance(notification, wire.CommandExecOutput):
+            self._shell_output(notification)
         elif isinstance(notification, wire.FileSearchUpdated):
             conversation_id = conversation_of(notification.session_id)
             if conversation_id is not None:

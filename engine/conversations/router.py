@@ -89,7 +89,9 @@ class Router:
         self._quiet = quiet
         self.shell_runs = ShellRuns()
         """The user's `!command`s running under command/exec."""
-        self.reports = Reports(self._notice, self._emit_delta, self.updated, emitter, conversations)
+        self.reports = Reports(
+            self._notice, self._emit_delta, self.updated, emitter, conversations, self.shell_runs
+        )
         """What codex tells beside a turn's items (and the MCP servers' states)."""
 
     def updated(self, conversation: Conversation) -> None:
@@ -141,9 +143,6 @@ class Router:
             self._in_conversation(conversation, notification)
 
     def _engine_wide(self, notification: wire.ServerNotification) -> None:
-        if isinstance(notification, wire.CommandExecOutput):
-            self._shell_output(notification)
-            return
         if isinstance(notification, wire.ConfigWarning | wire.DeprecationNotice):
             text = notification.summary + (
                 f" ({notification.details})" if notification.details else ""
@@ -362,16 +361,6 @@ class Router:
     def _status(self, conversation: Conversation, notification: wire.ThreadStatusChanged) -> None:
         if notification.status.type == "systemError":
             self._notice(conversation, "error", "codex reports a system error on this thread")
-
-    def _shell_output(self, delta: wire.CommandExecOutput) -> None:
-        """Output of a `!command` of the user's, into its command item."""
-        run = self.shell_runs.get(delta.process_id)
-        conversation = self._conversations.current(run.thread_id) if run is not None else None
-        if run is None or conversation is None:
-            return
-        self._emit_delta(
-            conversation, run.turn_id, run.process_id, "command_output", run.take(delta), 0
-        )
 
     def turn_began(self, conversation: Conversation, turn_id: str) -> None:
         """Record the running turn, from the turn/start reply or turn/started (the first)."""

@@ -4,7 +4,7 @@ Reading never raises: unknown methods, item types and ill-typed payloads become
 `Unknown…` values that carry the raw JSON.
 """
 
-from engine.protocol.base import WireModel
+from engine.protocol.base import ServerNotification, WireModel
 from engine.protocol.client_requests import (
     SANDBOX_POLICIES,
     TEXT_INPUT_CHARS,
@@ -87,13 +87,10 @@ from engine.protocol.notifications import (
     AccountRateLimitsUpdated,
     AccountUpdated,
     AgentMessageDelta,
-    CommandExecOutput,
     CommandOutputDelta,
     ConfigWarning,
     DeprecationNotice,
     FileChangePatchUpdated,
-    FileSearchCompleted,
-    FileSearchUpdated,
     GuardianWarning,
     HookCompleted,
     HookRun,
@@ -101,7 +98,6 @@ from engine.protocol.notifications import (
     ItemCompleted,
     ItemDelta,
     ItemStarted,
-    McpServerStartup,
     McpToolCallProgress,
     ModelRerouted,
     PlanDelta,
@@ -111,13 +107,10 @@ from engine.protocol.notifications import (
     ReasoningSummaryDelta,
     ReasoningSummaryPartAdded,
     ReasoningTextDelta,
-    ServerNotification,
     ServerRequestResolved,
     TerminalInteraction,
     ThreadArchived,
     ThreadClosed,
-    ThreadGoalCleared,
-    ThreadGoalUpdated,
     ThreadNameUpdated,
     ThreadSettingsUpdated,
     ThreadStarted,
@@ -163,16 +156,20 @@ from engine.protocol.server_requests import (
 )
 from engine.protocol.thread import Thread, ThreadStatus, TokenCounts, TokenUsage, Turn, TurnError
 from engine.protocol.workspace import (
+    CommandExecOutput,
     CommandExecParams,
     CommandExecResult,
     CommandExecTerminateParams,
     FileMatch,
+    FileSearchCompleted,
     FileSearchStartParams,
     FileSearchStopParams,
+    FileSearchUpdated,
     FileSearchUpdateParams,
     FsGetMetadataParams,
     FsMetadata,
     GoalStatus,
+    McpServerStartup,
     McpServerState,
     McpServerStatusList,
     McpServerStatusListParams,
@@ -180,9 +177,11 @@ from engine.protocol.workspace import (
     ReviewStartParams,
     ThreadCompactStartParams,
     ThreadGoal,
+    ThreadGoalCleared,
     ThreadGoalClearParams,
     ThreadGoalResult,
     ThreadGoalSetParams,
+    ThreadGoalUpdated,
     ThreadInjectItemsParams,
     ThreadShellCommandParams,
 )

@@ -38,3 +38,9 @@ def describe_invalid(error: ValidationError) -> str:
         where = ".".join(str(part) for part in detail["loc"]) or "(root)"
         parts.append(f"{where}: {detail['msg']}")
     return "; ".join(parts)
+
+
+class ServerNotification(WireModel):
+    """A notification; `method` is its JSON-RPC method."""
+
+    method: ClassVar[str] = ""

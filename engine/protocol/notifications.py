@@ -6,20 +6,21 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import ValidationError
 
-from engine.protocol.base import WireModel, describe_invalid
+from engine.protocol.base import ServerNotification, WireModel, describe_invalid
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
-from engine.protocol.workspace import FileMatch, ThreadGoal
-
-
-class ServerNotification(WireModel):
-    """A notification; `method` is its JSON-RPC method."""
-
-    method: ClassVar[str] = ""
+from engine.protocol.workspace import (
+    CommandExecOutput,
+    FileSearchCompleted,
+    FileSearchUpdated,
+    McpServerStartup,
+    ThreadGoalCleared,
+    ThreadGoalUpdated,
+)
 
 
 class ThreadStarted(ServerNotification):
@@ -335,59 +336,6 @@ class GuardianWarning(ServerNotification):
     schema_name = "GuardianWarningNotification"
     thread_id: str
     message: str
-
-
-class McpServerStartup(ServerNotification):
-    """An MCP server of codex's config is starting, ready, failed or cancelled."""
-
-    method = "mcpServer/startupStatus/updated"
-    schema_name = "McpServerStatusUpdatedNotification"
-    name: str
-    status: str
-    error: str | None = None
-    thread_id: str | None = None
-
-
-class ThreadGoalUpdated(ServerNotification):
-    method = "thread/goal/updated"
-    schema_name = "ThreadGoalUpdatedNotification"
-    thread_id: str
-    goal: ThreadGoal
-
-
-class ThreadGoalCleared(ServerNotification):
-    method = "thread/goal/cleared"
-    schema_name = "ThreadGoalClearedNotification"
-    thread_id: str
-
-
-class FileSearchUpdated(ServerNotification):
-    """Files found so far for a search session's query (again as codex walks on)."""
-
-    method = "fuzzyFileSearch/sessionUpdated"
-    schema_name = "FuzzyFileSearchSessionUpdatedNotification"
-    session_id: str
-    query: str
-    files: list[FileMatch] = []
-
-
-class FileSearchCompleted(ServerNotification):
-    """A search session's query has all its files."""
-
-    method = "fuzzyFileSearch/sessionCompleted"
-    schema_name = "FuzzyFileSearchSessionCompletedNotification"
-    session_id: str
-
-
-class CommandExecOutput(ServerNotification):
-    """Output of a command started with command/exec with streamed output, in base64."""
-
-    method = "command/exec/outputDelta"
-    schema_name = "CommandExecOutputDeltaNotification"
-    process_id: str
-    stream: str
-    delta_base64: str
-    cap_reached: bool = False
 
 
 class UnknownNotification(ServerNotification):

@@ -1,6 +1,6 @@
 """Requests about the workspace and the thread's tools, beside turns and threads: compaction,
 the user's shell command, files (`@`), a command run where codex runs (/diff), MCP servers,
-goals and reviews; and their results."""
+goals and reviews; their results, and the notifications they bring."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from engine.protocol.base import WireModel
+from engine.protocol.base import ServerNotification, WireModel
 
 
 class ThreadCompactStartParams(WireModel):
@@ -192,3 +192,56 @@ class ThreadShellCommandParams(WireModel):
     schema_name = "ThreadShellCommandParams"
     thread_id: str
     command: str
+
+
+class McpServerStartup(ServerNotification):
+    """An MCP server of codex's config is starting, ready, failed or cancelled."""
+
+    method = "mcpServer/startupStatus/updated"
+    schema_name = "McpServerStatusUpdatedNotification"
+    name: str
+    status: str
+    error: str | None = None
+    thread_id: str | None = None
+
+
+class ThreadGoalUpdated(ServerNotification):
+    method = "thread/goal/updated"
+    schema_name = "ThreadGoalUpdatedNotification"
+    thread_id: str
+    goal: ThreadGoal
+
+
+class ThreadGoalCleared(ServerNotification):
+    method = "thread/goal/cleared"
+    schema_name = "ThreadGoalClearedNotification"
+    thread_id: str
+
+
+class FileSearchUpdated(ServerNotification):
+    """Files found so far for a search session's query (again as codex walks on)."""
+
+    method = "fuzzyFileSearch/sessionUpdated"
+    schema_name = "FuzzyFileSearchSessionUpdatedNotification"
+    session_id: str
+    query: str
+    files: list[FileMatch] = []
+
+
+class FileSearchCompleted(ServerNotification):
+    """A search session's query has all its files."""
+
+    method = "fuzzyFileSearch/sessionCompleted"
+    schema_name = "FuzzyFileSearchSessionCompletedNotification"
+    session_id: str
+
+
+class CommandExecOutput(ServerNotification):
+    """Output of a command started with command/exec with streamed output, in base64."""
+
+    method = "command/exec/outputDelta"
+    schema_name = "CommandExecOutputDeltaNotification"
+    process_id: str
+    stream: str
+    delta_base64: str
+    cap_reached: bool = False

@@ -8,6 +8,7 @@ from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.reports import Reports
+from engine.conversations.shell_runs import ShellRuns
 
 
 class Told:
@@ -28,7 +29,7 @@ class Told:
         def updated(conversation: Conversation) -> None:
             self.updated += 1
 
-        return Reports(notify, delta, updated, Emitter(100), Conversations())
+        return Reports(notify, delta, updated, Emitter(100), Conversations(), ShellRuns())
 
 
 def hook(status: str, message: str | None = None) -> dict[str, Any]:

@@ -189,9 +189,6 @@ class MainScreen(PickingScreen):
             elif isinstance(event, FilesFound):
                 self.view.files_found(event)
                 continue  # for the message box only: not the transcript's, not the trace's
-            elif isinstance(event, SubAgentActivity):
-                self.view.sub_agent(event)
-                continue  # for the working line only
             else:
                 queue.take(event)
             if isinstance(event, Notice) and event.conversation_id is None:

@@ -16,14 +16,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from engine import Answer, DiffOf, DiffView
 from engine.errors import CodexDeckError
-from engine.events import (
-    BUSY_STATES,
-    ConversationInfo,
-    EngineEvent,
-    FilesFound,
-    ItemCompleted,
-    SubAgentActivity,
-)
+from engine.events import BUSY_STATES, ConversationInfo, EngineEvent, FilesFound, ItemCompleted
 from engine.frontend import Backend
 from engine.protocol import UserMessageItem
 from tui.entries import CommandEntry
@@ -298,10 +291,6 @@ class ConversationView(Vertical):
             await self.backend.find_files(conversation_id, event.mention.query)
         except CodexDeckError as error:
             files.problem(event.mention, str(error))
-
-    def sub_agent(self, activity: SubAgentActivity) -> None:
-        """What a sub-agent is at now, under the working line of its conversation."""
-        self.get_child_by_type(WorkingLine).sub_agent(activity)
 
     def files_found(self, event: FilesFound) -> None:
         """Files an `@` search found: into the list, if it is still for that query here."""

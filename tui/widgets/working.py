@@ -135,17 +135,13 @@ class WorkingLine(Static):
         self.set_interval(1.0, self._redraw)
 
     def take(self, conversation_id: str, events: Sequence[EngineEvent]) -> None:
-        """Follow what a conversation's turn does."""
+        """Follow what a conversation's turn (and each of its sub-agents) does."""
         activity = self._activities.setdefault(conversation_id, Activity())
         for event in events:
+            if isinstance(event, SubAgentActivity):
+                self._agents.setdefault(conversation_id, {})[event.thread_id] = event
             activity.take(event)
-
-    def sub_agent(self, activity: SubAgentActivity) -> None:
-        """What a sub-agent of a conversation is at now."""
-        if activity.conversation_id is None:
-            return
-        self._agents.setdefault(activity.conversation_id, {})[activity.thread_id] = activity
-        if self._info is not None and self._info.id == activity.conversation_id:
+        if self._info is not None and self._info.id == conversation_id:
             self._redraw()
 
     def show(self, info: ConversationInfo | None) -> None:
