@@ -193,18 +193,32 @@ class Connection:
                 )
                 return
 
+    def _detached(self) -> None:
+        """Leave what runs on the shared codex to it: each request waiting here is let go
+        unanswered (codex asks the next client), and each running turn is said to run on."""
+        for pending in self._core.interactions.pending():
+            self._core.router.requests.let_go(pending, "codex-deck detached; codex keeps it")
+        for conversation in self._core.conversations.all():
+            if conversation.turn_id is not None:
+                self._core.notices.say(
+                    conversation, "info", "Detached: the turn runs on in the shared codex."
+                )
+
     def _status(self, status: Literal["starting", "online", "failed"], detail: str) -> None:
         emitter = self._core.emitter
         emitter.emit(EngineStatus(**emitter.stamp(None), status=status, detail=detail))
 
     async def shut_down(self) -> None:
         """Decline what waits for an answer, stop running turns (waiting a little for them to
-        end, so the store knows they were interrupted)."""
+        end, so the store knows they were interrupted). On a shared codex, only detach: its
+        turns run on and what they ask waits there for the next client."""
         link = self._core.link
         link.closing = True
         link.back.set()  # a message waiting for codex to come back is refused
         link.status = "stopping"
         self._restorer.stop_resuming()
+        if link.shared:
+            self._detached()
         for pending in self._core.interactions.pending():
             self._core.router.requests.expire(pending, "codex-deck is closing", "codex-deck")
         await self._side_chats.close_all(None, "codex-deck is closing")
@@ -212,6 +226,6 @@ class Connection:
             await link.server.rpc.replies_sent()
             async with anyio.create_task_group() as stopping:
                 for conversation in self._core.conversations.all():
-                    if conversation.turn_id is not None:
+                    if conversation.turn_id is not None and not link.shared:
                         stopping.start_soon(self._turns.stop_turn, conversation)
         self._core.emitter.close()

@@ -186,6 +186,7 @@ class Engine:
         reached = await reach(settings, cwd, transport, attach, early)
         async with task_group() as tasks, reached.first as server:
             engine = cls(settings, server, tasks, cwd, reached.launch, store)
+            engine._link.shared = attach is not None
             engine._connection.attach(server)
             if store is not None:
                 store.on_problem = engine._restorer.store_problem

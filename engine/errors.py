@@ -25,6 +25,11 @@ class ConnectionClosed(CodexDeckError):
     """The connection to the app-server ended; every pending request fails with this."""
 
 
+class LeftUnanswered(CodexDeckError):
+    """A request of the peer's deliberately left without a reply (a shared codex asks it
+    again of the next client)."""
+
+
 class RpcError(CodexDeckError):
     """The peer answered a request with a JSON-RPC error object."""
 

@@ -21,6 +21,9 @@ class Link:
     """failed: codex went away (it is being started again, or could not be)."""
     closing: bool = False
     """codex-deck is closing: nothing new starts."""
+    shared: bool = False
+    """codex runs on without codex-deck (attached to with --connect): closing codex-deck
+    detaches, and stops nothing there."""
     back: anyio.Event = field(default_factory=anyio.Event)
     """Unset while codex is being started (or reached) again after it went away; set when
     it is back, or will not be."""

@@ -23,6 +23,7 @@ from engine.conversations.interactions import (
     reply_for,
 )
 from engine.conversations.notices import Notices
+from engine.errors import LeftUnanswered
 from engine.events import AnsweredBy, InteractionRequested, InteractionResolved
 from engine.events import InteractionOutcome as Outcome
 from engine.results import CommandResult
@@ -116,7 +117,8 @@ class Requests:
             if asked.pending is None:
                 return wire.decline(params)
             await asked.pending.done.wait()
-            assert asked.pending.reply is not None
+            if asked.pending.reply is None:
+                raise LeftUnanswered(asked.pending.info.id)
             return asked.pending.reply
         finally:
             self._asked.pop(request_id, None)
@@ -173,6 +175,18 @@ class Requests:
     ) -> None:
         """Answer an interaction, tell subscribers, and leave `waiting` if nothing else waits."""
         pending.resolve(reply, outcome)
+        self._resolved(pending, outcome, detail, by)
+
+    def let_go(self, pending: PendingInteraction, why: str) -> None:
+        """Leave a request unanswered (a shared codex keeps it for the next client): said as
+        expired here, and nothing is sent."""
+        pending.outcome = "expired"
+        pending.done.set()
+        self._resolved(pending, "expired", why, "codex-deck")
+
+    def _resolved(
+        self, pending: PendingInteraction, outcome: Outcome, detail: str, by: AnsweredBy
+    ) -> None:
         conversation = self._conversations.get(pending.info.conversation_id)
         self._emitter.emit(
             InteractionResolved(

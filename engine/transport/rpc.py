@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
-from engine.errors import ConnectionClosed, RpcError
+from engine.errors import ConnectionClosed, LeftUnanswered, RpcError
 from engine.transport.fanout import Fanout, Subscription
 
 RequestId = int | str
@@ -131,7 +131,8 @@ class RpcConnection:
         """Set the coroutine that answers server→client requests (one task per request).
 
         Its return value is sent as the result; an `RpcError` it raises is sent as that
-        error, any other exception as an internal error.
+        error, `LeftUnanswered` sends nothing, any other exception is sent as an internal
+        error.
         """
         self._handler = handler
 
@@ -302,6 +303,8 @@ class RpcConnection:
     async def _reply(self, request: ServerRequest) -> None:
         try:
             result = await self._handler(request)
+        except LeftUnanswered:
+            return
         except RpcError as error:
             reply: dict[str, Any] = {
                 "id": request.id,
