@@ -29,6 +29,9 @@ class ShellRun:
     process_id: str = field(default_factory=lambda: f"deck-shell-{uuid.uuid4().hex[:12]}")
     started: float = field(default_factory=time.monotonic)
     stopped: bool = False
+    reserved_absent: list[str] = field(default_factory=list)
+    """The names codex's sandbox reserves that were not there before (see
+    sandbox_leftovers.py)."""
     cut: bool = False
     """codex's output cap was reached."""
     _output: list[str] = field(default_factory=list)

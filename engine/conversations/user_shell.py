@@ -16,6 +16,7 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
+from engine.conversations.sandbox_leftovers import absent, remove_left
 from engine.conversations.shell_runs import SHELL, ShellRun
 from engine.errors import ConnectionClosed, RpcError
 from engine.results import CommandResult
@@ -66,11 +67,12 @@ class SandboxedShell:
     def __init__(self, core: Core) -> None:
         self._core = core
 
-    def start(self, conversation: Conversation, command: str) -> CommandResult:
+    async def start(self, conversation: Conversation, command: str) -> CommandResult:
         """Run `command` under the conversation's sandbox; it shows as a turn of its own."""
         assert conversation.thread_id is not None
         router = self._core.router
         run = ShellRun(command, conversation.id, conversation.thread_id, conversation.cwd)
+        run.reserved_absent = await absent(self._core.server, conversation.cwd)
         router.shell_runs.add(run)
         thread = run.thread_id
         turn = wire.Turn(id=run.turn_id, status="inProgress")
@@ -123,6 +125,8 @@ class SandboxedShell:
             self._core.notices.say(
                 conversation, "warning", "codex cut the command's output at its limit."
             )
+        if run.stopped:
+            await remove_left(server, run.reserved_absent)
         if exit_code is not None:
             await self._into_history(conversation, run, exit_code)
         turn = wire.Turn(id=turn_id, status=turn_status, duration_ms=round(run.seconds * 1000))

@@ -112,7 +112,7 @@ class UserTurns:
             return CommandResult(False, "codex could not start a thread; see the notice.")
         assert conversation.thread_id is not None
         if not full_access(sandbox_policy(conversation, self._core.settings)):
-            return self._sandboxed.start(conversation, command)
+            return await self._sandboxed.start(conversation, command)
         try:
             await self._core.server.thread_shell_command(
                 wire.ThreadShellCommandParams(thread_id=conversation.thread_id, command=command)

@@ -32,6 +32,32 @@ class FsMetadata(WireModel):
     is_file: bool
 
 
+class FsReadDirectoryParams(WireModel):
+    method: ClassVar[str] = "fs/readDirectory"
+    schema_name = "FsReadDirectoryParams"
+    path: str
+
+
+class FsEntry(WireModel):
+    schema_name = "FsReadDirectoryEntry"
+    file_name: str
+    is_directory: bool
+    is_file: bool
+
+
+class FsDirectory(WireModel):
+    schema_name = "FsReadDirectoryResponse"
+    entries: list[FsEntry]
+
+
+class FsRemoveParams(WireModel):
+    method: ClassVar[str] = "fs/remove"
+    schema_name = "FsRemoveParams"
+    path: str
+    recursive: bool | None = None
+    force: bool | None = None
+
+
 class FileSearchStartParams(WireModel):
     """Start a search session over `roots` (codex walks them once and keeps what it found)."""
 

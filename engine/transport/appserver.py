@@ -27,8 +27,11 @@ from engine.protocol import (
     FileSearchStartParams,
     FileSearchStopParams,
     FileSearchUpdateParams,
+    FsDirectory,
     FsGetMetadataParams,
     FsMetadata,
+    FsReadDirectoryParams,
+    FsRemoveParams,
     InitializeCapabilities,
     InitializeParams,
     InitializeResult,
@@ -219,6 +222,12 @@ class AppServer:
 
     async def fs_get_metadata(self, params: FsGetMetadataParams) -> FsMetadata:
         return await self.call("fs/getMetadata", params, FsMetadata)
+
+    async def fs_read_directory(self, params: FsReadDirectoryParams) -> FsDirectory:
+        return await self.call("fs/readDirectory", params, FsDirectory)
+
+    async def fs_remove(self, params: FsRemoveParams) -> EmptyResult:
+        return await self.call("fs/remove", params, EmptyResult)
 
     async def turn_start(self, params: TurnStartParams) -> TurnStartResult:
         return await self.call("turn/start", params, TurnStartResult)

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from engine.conversations.sandbox_leftovers import RESERVED
 from engine.engine import Engine
 from engine.events import ItemCompleted, ItemDelta, Notice, TurnCompleted
 from engine.protocol import CommandExecutionItem, ContextCompactionItem
@@ -126,10 +127,21 @@ async def test_a_shell_command_is_held_by_the_conversations_sandbox(
     assert (outside / "o.txt").read_text() == "out\n", "full access: as the user's own shell"
 
 
+def absent_in_tmp() -> list[Path]:
+    """The names codex's sandbox reserves that /tmp does not have now."""
+    return [Path("/tmp", name) for name in RESERVED if not Path("/tmp", name).exists()]
+
+
+def left_behind(workspace: Path, absent: list[Path]) -> list[str]:
+    """What is in the workspace, and which of the `absent` are there now."""
+    return [path.name for path in workspace.iterdir()] + [str(p) for p in absent if p.exists()]
+
+
 async def test_a_shell_command_stops_as_a_turn_does_and_what_is_typed_meanwhile_waits(
-    deck: Deck, scripted_model: ScriptedModel
+    deck: Deck, scripted_model: ScriptedModel, workspace: Path
 ) -> None:
     engine, log = deck
+    in_tmp = absent_in_tmp()
     conversation = await engine.new_conversation()
     await engine.execute(conversation.id, "!echo started; sleep 60")
     await log.wait_for(ItemDelta, lambda e: "started" in e.text)
@@ -140,6 +152,9 @@ async def test_a_shell_command_stops_as_a_turn_does_and_what_is_typed_meanwhile_
         assert await engine.stop(conversation.id) == "stopped"
     stopped = await log.turn_completed(conversation.id)
     assert stopped.status == "interrupted"
+    assert left_behind(workspace, in_tmp) == [], (
+        "the sandbox's mount targets of a killed command are cleared away"
+    )
     assert scripted_model.responses_requests() == [], "the queued message waits after a stop"
     assert (await engine.execute(conversation.id, "/continue")).ok
     await log.turn_completed(conversation.id, count=2)
