@@ -108,7 +108,7 @@ class Engine:
             self._journal,
             self._router,
             self._emitter,
-            lambda: self._link.server,
+            self._link,
             self._notices.say,
         )
         self._side_chats = SideChats(
@@ -175,8 +175,8 @@ class Engine:
         back first; their threads are resumed, and each message that was in flight settled
         as its thread shows, beside the engine's use (`restored` waits for it; requests
         that act on those threads wait for it by themselves). A started app-server that
-        dies is restarted (with backoff). On exit, pending interactions are declined,
-        running turns are stopped and the app-server is closed.
+        dies is restarted (with backoff). On exit, pending interactions are declined and
+        running turns stopped (attached, nothing is: see Connection.shut_down).
 
         Raises:
             CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
@@ -191,8 +191,7 @@ class Engine:
             if store is not None:
                 store.on_problem = engine._restorer.store_problem
                 tasks.start_soon(store.run)
-                # Nothing runs in a codex just started, so the history of the conversations it
-                # resumes can be asked for at once, beside the resuming.
+                # Nothing runs in a codex just started: ask its threads' history at once.
                 prefetch = engine._prefetched if reached.launch is not None else None
                 await engine._restorer.restore(tasks, prefetch)
             if reached.reopen is not None:

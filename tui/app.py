@@ -96,8 +96,11 @@ class CodexDeckApp(KeysFirstApp):
         hints: Callable[[], Awaitable[list[str]]] | None = None,
         record: Path | None = None,
         prepare: Prepare | None = None,
+        attached: bool = False,
     ) -> None:
         super().__init__()
+        self._attached = attached
+        """codex runs on without the app (--connect): quitting only detaches."""
         self._prepare = prepare
         """Run in a thread once the first frame is painted, before the engine opens: the
         settings read and checked (`settings` is the first frame's until then), and what
@@ -349,11 +352,13 @@ class CodexDeckApp(KeysFirstApp):
     async def action_quit(self) -> None:
         """Close the engine first: pending approvals are declined, running turns stopped.
 
-        With answers still pending, ask first: quitting declines them.
+        With answers still pending, ask first: quitting declines them. Attached to a shared
+        codex, quitting stops and declines nothing (its turns run on, its requests wait for
+        the next client), so it does not ask.
         """
         backend = self.main.backend
         pending = backend.pending_interactions() if backend is not None else []
-        if pending and not isinstance(self.screen, ConfirmScreen):
+        if pending and not self._attached and not isinstance(self.screen, ConfirmScreen):
             question = (
                 f"{len(pending)} request(s) from codex still wait for an answer. Quitting "
                 "declines them. Quit?"

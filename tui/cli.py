@@ -190,6 +190,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         hints=startup.hints,
         record=args.record,
         prepare=startup.prepare,
+        attached=bool(args.connect),
     )
     gc.freeze()  # what start-up made stays: the collector need not walk it again
     try:

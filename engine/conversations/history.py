@@ -29,6 +29,8 @@ from engine.transport.appserver import AppServer
 
 HISTORY_TURNS = 20
 """Turns shown when a conversation is reopened (the newest ones)."""
+RUNNING = "inProgress"
+"""The status of a turn that has not ended."""
 
 
 async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[list[Turn], bool]:
@@ -123,15 +125,18 @@ def history_events(
             )
         )
     for turn in turns:
+        running = turn.status == RUNNING
         for item in turn_items(turn, traced(turn.id) if traced is not None else []):
             events.append(
                 ItemCompleted(
                     **timed(stamp(conversation_id), turn.started_at),
                     turn_id=turn.id,
                     item=item,
-                    status=turn.status,
+                    status="completed" if running else turn.status,
                 )
             )
+        if running:
+            continue  # it runs on (in a shared codex): its end comes as it ends
         events.append(
             TurnCompleted(
                 **timed(stamp(conversation_id), turn.completed_at or turn.started_at),

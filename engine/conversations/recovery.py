@@ -35,8 +35,9 @@ def quoted(text: str) -> str:
     return repr(line if len(line) <= QUOTE_CHARS else line[: QUOTE_CHARS - 1] + "…")
 
 
-def settle(submission_id: str, text: str, thread: Thread | None) -> Settled:
-    """The outcome of the submission `submission_id` as `thread` shows it."""
+def settle(submission_id: str, text: str, thread: Thread | None, shared: bool = False) -> Settled:
+    """The outcome of the submission `submission_id` as `thread` shows it (of a `shared`
+    codex, one that ran on without codex-deck: a turn still running there is followed)."""
     message = quoted(text)
     for turn in thread.turns if thread is not None else []:
         sent = any(
@@ -58,12 +59,19 @@ def settle(submission_id: str, text: str, thread: Thread | None) -> Settled:
                 "interrupted): what it did up to then is in its history, the rest is unknown. "
                 "It was not run again: /resend sends it once more.",
             )
+        if not shared:
+            return Settled(
+                "unknown",
+                turn.id,
+                f"{message} reached codex, but its turn has not finished and codex-deck cannot "
+                "follow it any more; what it did is unknown. It was not run again: /resend "
+                "sends it once more.",
+            )
         return Settled(
-            "unknown",
+            "sent",
             turn.id,
-            f"{message} reached codex, but its turn has not finished and codex-deck cannot "
-            "follow it any more; what it did is unknown. It was not run again: /resend sends "
-            "it once more.",
+            f"{message} runs on in codex (a shared codex kept it while codex-deck was away); "
+            "it is followed from here, and esc stops it.",
         )
     return Settled(
         "unknown",

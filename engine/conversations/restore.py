@@ -20,6 +20,7 @@ from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
 from engine.conversations.history import Prefetched, last_turns
 from engine.conversations.journal import Journal
+from engine.conversations.link import Link
 from engine.conversations.recovery import (
     restored_conversation,
     restored_submission,
@@ -32,10 +33,12 @@ from engine.events import EngineEvent, NoticeLevel
 from engine.records.recording import RecordingError, event_from_json
 from engine.records.store import Store, StoredConversation, StoredSubmission
 from engine.settings import Settings
-from engine.transport.appserver import AppServer
 from engine.transport.launch import thread_defaults
 
 SETTLE_TURNS = 20
+FOLLOWED = frozenset({"completed", "sent"})
+"""How an in-flight message may be settled that needs no word of warning: it completed, or
+its turn runs on (in a shared codex) and is followed."""
 """How many of a thread's last turns are searched for a message that was in flight."""
 RESUMED_AT_ONCE = 8
 """Threads codex is asked to resume at the same time."""
@@ -50,7 +53,7 @@ class Restorer:
         journal: Journal,
         router: Router,
         emitter: Emitter,
-        server: Callable[[], AppServer],
+        link: Link,
         notice: Say,
     ) -> None:
         self._settings = settings
@@ -58,8 +61,8 @@ class Restorer:
         self._journal = journal
         self._router = router
         self._emitter = emitter
-        self._server = server
-        """The app-server in use now (it changes when codex is restarted)."""
+        self._link = link
+        """The codex in use now (it changes when codex is restarted)."""
         self._notice = notice
         self.resumed = anyio.Event()
         """Set once the conversations brought back at start are resumed and settled."""
@@ -106,7 +109,7 @@ class Restorer:
         if prefetch is not None:
             for stored in loaded.conversations:
                 if not stored.archived and stored.thread_id is not None:
-                    prefetch.start(tasks, self._server(), stored.id, stored.thread_id)
+                    prefetch.start(tasks, self._link.server, stored.id, stored.thread_id)
         waiting: dict[str, list[StoredSubmission]] = {}
         for stored_submission in loaded.submissions:
             waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)
@@ -136,7 +139,7 @@ class Restorer:
                 else:
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
-        self._server().hold(self.resumed)
+        self._link.server.hold(self.resumed)
         tasks.start_soon(self._resume_at_start, prefetch)
 
     async def _resume_at_start(self, prefetch: Prefetched | None) -> None:
@@ -173,7 +176,7 @@ class Restorer:
         if conversation.thread_id is not None:
             with contextlib.suppress(RpcError, ConnectionClosed):
                 params = wire.ThreadUnarchiveParams(thread_id=conversation.thread_id)
-                await self._server().thread_unarchive(params)
+                await self._link.server.thread_unarchive(params)
         self._journal.conversation(conversation)
         await self.resume(conversation)
         self._router.updated(conversation)
@@ -215,7 +218,7 @@ class Restorer:
             **defaults.model_dump(), thread_id=conversation.thread_id, exclude_turns=True
         )
         try:
-            opened = await self._server().thread_resume(params)
+            opened = await self._link.server.thread_resume(params)
         except ConnectionClosed:
             return False  # codex went away: the thread is resumed once codex is back
         except RpcError as error:
@@ -243,14 +246,17 @@ class Restorer:
                 continue
             submission.settled = True
             witness = await self._recent_turns(conversation, submission.generation)
-            settled = settle(submission.id, submission.text, witness)
+            settled = settle(submission.id, submission.text, witness, self._link.shared)
             submission.state = settled.state
             submission.turn_id = settled.turn_id or submission.turn_id
             self._journal.submission(submission)
-            level: NoticeLevel = "info" if settled.state == "completed" else "error"
+            level: NoticeLevel = "info" if settled.state in FOLLOWED else "error"
             self._notice(conversation, level, settled.explanation)
             if settled.state == "unknown":
                 unknown.append(submission)
+            elif settled.state == "sent" and settled.turn_id is not None:
+                conversation.submission = submission  # its turn runs: followed as it goes
+                self._router.turn_began(conversation, settled.turn_id)
         conversation.unsettled = unknown
         conversation.settled(unknown=bool(unknown))
         self._router.updated(conversation)
@@ -267,7 +273,7 @@ class Restorer:
             thread_id = threads.get(generation)
         if thread_id is None:
             return None
-        turns, _ = await last_turns(self._server(), thread_id, SETTLE_TURNS)
+        turns, _ = await last_turns(self._link.server, thread_id, SETTLE_TURNS)
         return wire.Thread(id=thread_id, turns=turns)
 
 

@@ -43,6 +43,13 @@ def test_cut_off_or_unfinished_is_unknown_and_offers_resend() -> None:
         assert "/resend" in settled.explanation
 
 
+def test_unfinished_in_a_shared_codex_runs_on_and_is_followed() -> None:
+    settled = settle("m1", "hi", thread("inProgress"), shared=True)
+    assert (settled.state, settled.turn_id) == ("sent", "t1")
+    assert "followed" in settled.explanation
+    assert settle("m1", "hi", thread("interrupted"), shared=True).state == "unknown"
+
+
 def test_not_found_is_unknown() -> None:
     for witness in (thread("completed", client_id="another"), None):
         settled = settle("m1", "a long message " * 10, witness)
