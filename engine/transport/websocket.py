@@ -23,6 +23,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from engine.errors import ConnectionClosed
+from engine.transport.unix_socket import connect_unix
 
 GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -173,7 +174,7 @@ async def connect(url: str, token_file: Path | None = None) -> WebSocketTranspor
         if parts.scheme == "unix":
             # codex links a long socket path to a short one (AF_UNIX paths are short).
             socket_path = await anyio.Path(parts.path or parts.netloc).resolve()
-            stream: ByteStream = await anyio.connect_unix(socket_path)
+            stream: ByteStream = await connect_unix(Path(socket_path))
             host, path = "localhost", "/"
         elif parts.scheme == "ws" and parts.hostname is not None and parts.port is not None:
             stream = await anyio.connect_tcp(parts.hostname, parts.port)
