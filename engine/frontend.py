@@ -140,16 +140,21 @@ def live_backend(
             if started is not None:
                 started.close()
             raise
+        served = False
         try:
             opened = Engine.open(settings, cwd=cwd, store=store, attach=attach, early=started)
             async with opened as engine:
                 account = await engine.account()
                 signed_out = account.account is None and account.requires_openai_auth
                 if attach is not None or not signed_out:
+                    served = True
                     yield engine
-                    return
         finally:
             store.close()
+        if served:
+            # Also when the engine's closing took in what was thrown at the yield (a
+            # cancellation, after a reconnect): a context manager yields once.
+            return
         async with demo_backend(settings)() as demo:
             yield demo
 

@@ -77,3 +77,21 @@ def test_quitting_an_attached_app_leaves_the_turn_running_and_the_next_one_follo
         terminal.wait_for("Stop")
         terminal.wait_for("turn interrupted")
         quit_app(terminal)
+
+
+def test_quitting_after_a_reconnect_ends_cleanly(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = local_settings(isolated_settings, model_url, tmp_path)
+    url = f"unix://{tmp_path / 'codex.sock'}"
+    with listener(workspace, url) as first:
+        attach(terminal, isolated_settings, url)
+        first.kill()
+        first.wait()
+        terminal.wait_for("reconnecting to codex")
+    with listener(workspace, url):
+        terminal.wait_for("codex online")
+        quit_app(terminal)
+    after = terminal.screen()
+    assert "Traceback" not in after, after
+    assert "Error" not in after.split("--connect", 1)[-1], after
