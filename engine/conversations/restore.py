@@ -29,12 +29,14 @@ from engine.conversations.recovery import (
 )
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import EngineEvent, NoticeLevel
+from engine.events import EngineEvent, NoticeLevel, TurnCompleted, TurnStarted
 from engine.records.recording import RecordingError, event_from_json
 from engine.records.store import Store, StoredConversation, StoredSubmission
 from engine.settings import Settings
 from engine.transport.launch import thread_defaults
 
+NO_ROLLOUT = "no rollout found"
+"""What codex says when it has no record of a thread (one without a turn is never written)."""
 SETTLE_TURNS = 20
 FOLLOWED = frozenset({"completed", "sent"})
 """How an in-flight message may be settled that needs no word of warning: it completed, or
@@ -226,6 +228,9 @@ class Restorer:
             conversation.generation += 1
             conversation.thread_id = None
             conversation.thread = None
+            if NO_ROLLOUT in error.message and not self._had_turns(conversation):
+                self._router.updated(conversation)  # nothing was said there: nothing is lost
+                return False
             self._notice(
                 conversation,
                 "error",
@@ -236,6 +241,12 @@ class Restorer:
             return False
         conversation.thread = opened
         return True
+
+    def _had_turns(self, conversation: Conversation) -> bool:
+        """Whether the conversation's trace holds a turn (codex writes a thread down at its
+        first turn: a thread that had none is not kept, and nothing is lost with it)."""
+        events = self._emitter.trace(conversation.id).all_events()
+        return any(isinstance(event, TurnStarted | TurnCompleted) for event in events)
 
     async def _settle(self, conversation: Conversation) -> None:
         """Mark each in-flight message as its thread shows it; unknown ones stay for /resend."""

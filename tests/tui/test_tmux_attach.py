@@ -1,5 +1,6 @@
 """Attached to a shared codex in a real terminal (tmux): ctrl+q detaches and stops nothing,
-and the next codex-deck that attaches follows the turn that runs on, and can stop it."""
+and the next codex-deck that attaches follows the turn that runs on, and can stop it; after a
+reconnect, a conversation without turns is no error and ctrl+q ends cleanly."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def test_quitting_an_attached_app_leaves_the_turn_running_and_the_next_one_follo
         quit_app(terminal)
 
 
-def test_quitting_after_a_reconnect_ends_cleanly(
+def test_a_reconnect_is_quiet_about_a_conversation_without_turns_and_quitting_ends_cleanly(
     terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
@@ -90,7 +91,9 @@ def test_quitting_after_a_reconnect_ends_cleanly(
         first.wait()
         terminal.wait_for("reconnecting to codex")
     with listener(workspace, url):
-        terminal.wait_for("codex online")
+        terminal.wait_for("codex online")  # said once its threads are resumed
+        shown = terminal.screen()
+        assert "could not resume" not in shown, "a conversation with no turn loses nothing"
         quit_app(terminal)
     after = terminal.screen()
     assert "Traceback" not in after, after
