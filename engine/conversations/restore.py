@@ -139,6 +139,8 @@ class Restorer:
                     conversation.queue.append(submission)
                     conversation.queue_held = True
                 else:
+                    # Left unknown in an earlier run, it was said then: not again at each start.
+                    submission.settled = kept.state == "unknown"
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
         self._link.server.hold(self.resumed)

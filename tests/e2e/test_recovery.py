@@ -543,3 +543,23 @@ async def test_a_message_sent_while_codex_restarts_waits_and_goes(
         notices = [n.text for n in log.of(Notice, conversation.id)]
         assert "codex is restarting: the message goes once it is back." in notices
         assert [r.user_text for r in scripted_model.responses_requests()] == ["count for me"]
+
+
+async def test_a_message_left_unknown_is_said_once_not_at_every_start(
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with app_in_a_process(store_path, codex_home, workspace, scripted_model) as (app, _, _):
+        await with_group_killed(app)
+    said: list[int] = []
+    for _ in range(3):
+        async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+            [info] = engine.conversations()
+            assert info.state == "result_unknown"
+            said.append(len([n for n in notices(engine, info.id) if "'take your time'" in n]))
+    assert said == [1, 1, 1], "said once, and kept, not said again at each start"
+    tally("fault", "restarted three times with a message left unknown: said once", lost=0)
