@@ -4,12 +4,14 @@ each raising ValueError (with what is wrong) for words that do not fit."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any, Literal
 
 from engine.commands.kinds import (
     Command,
     Diff,
+    Export,
     Goal,
     Image,
     Model,
@@ -22,6 +24,9 @@ from engine.commands.kinds import (
 )
 from engine.conversations.interactions import Answer, Approve, ApproveScope, Cancel, Reply
 from engine.protocol import ApprovalPolicy, SandboxMode
+
+REPLACE = "--replace"
+"""/export writes over a file that is there only when told so."""
 
 
 def no_arguments(command: Command) -> Callable[[str], Command]:
@@ -109,6 +114,14 @@ def approvals(rest: str) -> Command:
     if rest not in APPROVAL_POLICIES:
         raise ValueError(f"takes {', '.join(APPROVAL_POLICIES)}, not {rest!r}")
     return Policy(approvals=APPROVAL_POLICIES[rest])
+
+
+def export_of(rest: str) -> Command:
+    """`[--replace] [PATH]` (`~` is the user's home)."""
+    words = rest.split(maxsplit=1)
+    replace = bool(words) and words[0] == REPLACE
+    path = (words[1] if len(words) > 1 else "") if replace else rest
+    return Export(os.path.expanduser(path) if path else None, replace=replace)
 
 
 def sandbox(rest: str) -> Command:

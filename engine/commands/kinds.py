@@ -92,9 +92,11 @@ class Image:
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """Write the conversation as Markdown (to `path`, else TITLE.md in its cwd)."""
+    """Write the conversation as Markdown (to `path`, else TITLE.md in its cwd; over a file
+    there only with `--replace`)."""
 
     path: str | None
+    replace: bool = False
 
 
 @dataclass(frozen=True, slots=True)

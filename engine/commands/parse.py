@@ -16,6 +16,7 @@ from engine.commands.arguments import (
     approve,
     cancel,
     diff,
+    export_of,
     goal,
     image,
     interaction_and,
@@ -36,7 +37,6 @@ from engine.commands.kinds import (
     CommandError,
     Compact,
     Continue,
-    Export,
     Help,
     Init,
     Mcp,
@@ -167,9 +167,9 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage(
         "export",
-        "[PATH]",
-        "write the conversation as Markdown (secrets redacted)",
-        lambda rest: Export(rest or None),
+        "[--replace] [PATH]",
+        "write the conversation as Markdown (secrets redacted; never over a file unless told)",
+        export_of,
     ),
     Usage("account", "", "who codex is signed in as", no_arguments(AccountCommand("account"))),
     Usage(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from engine.account import Account
 from engine.commands import kinds
+from engine.commands.arguments import REPLACE
 from engine.commands.parse import help_text, parse
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversation
@@ -165,8 +166,15 @@ class CommandLine:
             return await self._rooms.threads.unarchive(command.reference)
         if isinstance(command, kinds.Export):
             target = Path(conversation.cwd) / (command.path or f"{conversation.title}.md")
+            lifecycle = self._rooms.lifecycle
             try:
-                size = await self._rooms.lifecycle.export_markdown(conversation.id, target)
+                size = await lifecycle.export_markdown(conversation.id, target, command.replace)
+            except FileExistsError:
+                again = " ".join(["/export", REPLACE, *([command.path] if command.path else [])])
+                return self._notices.failed(
+                    conversation.id,
+                    f"{target} is there already; nothing was written. `{again}` writes over it.",
+                )
             except OSError as error:
                 return self._notices.failed(
                     conversation.id, f"Could not write {target}: {error.strerror}"

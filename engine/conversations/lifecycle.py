@@ -71,13 +71,15 @@ class Lifecycle:
         self._core.router.updated(conversation)
         return self.info(conversation)
 
-    async def export_markdown(self, conversation_id: str, path: Path) -> int:
-        """Write the conversation as Markdown with known secrets redacted; returns its size.
+    async def export_markdown(self, conversation_id: str, path: Path, replace: bool = False) -> int:
+        """Write the conversation as Markdown with known secrets redacted (over a file there
+        only if `replace`); returns its size.
 
         Raises:
+            FileExistsError: a file is there, and not `replace`.
             OSError: the file could not be written.
         """
         conversation = self._core.conversations.get(conversation_id)
         events = self._core.emitter.trace(conversation.id).all_events()
         redact = Redactor.of(self._core.settings)
-        return await export_markdown(path, conversation.title, events, redact)
+        return await export_markdown(path, conversation.title, events, redact, replace)

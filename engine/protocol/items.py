@@ -122,6 +122,16 @@ class FileChange(WireModel):
     kind: ChangeKind
     diff: str
 
+    def unified(self) -> str:
+        """The change as a unified diff body (an added file's content becomes `+` lines, a
+        deleted one's `-` lines)."""
+        kind = self.kind.type
+        if kind == "add":
+            return "".join(f"+{line}\n" for line in self.diff.splitlines())
+        if kind == "delete" and not self.diff.startswith(("-", "@@")):
+            return "".join(f"-{line}\n" for line in self.diff.splitlines())
+        return self.diff
+
 
 class FileChangeItem(WireModel):
     """A patch the agent applied (or asked to apply)."""

@@ -4,6 +4,7 @@ through the same redactor as the JSONL export."""
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from collections.abc import Iterable
@@ -88,33 +89,41 @@ def _item(event: ItemCompleted) -> str | None:
             + ("\n\n</details>")
         )
     if isinstance(item, CommandExecutionItem):
+        if event.status == "declined" or item.status == "declined":
+            return f"**Declined** `{item.command}` in `{item.cwd}` (not run)"
         code = f", exit {item.exit_code}" if item.exit_code is not None else ""
         output = fenced(item.aggregated_output or "(no output)")
         return f"**Ran** `{item.command}` in `{item.cwd}` ({event.status}{code})\n\n{output}"
     if isinstance(item, FileChangeItem):
         changes = [
-            f"**{change.kind.type}** `{change.path}`\n\n{fenced(change.diff, 'diff')}"
+            f"**{change.kind.type}** `{change.path}`\n\n{fenced(change.unified(), 'diff')}"
             for change in item.changes
         ]
         return f"**Changed files** ({event.status})\n\n" + "\n\n".join(changes)
     return None
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write an export the user alone can read (0600), making its folder if need be."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+def write_private(path: Path, text: str, replace: bool = True) -> None:
+    """Write an export the user alone can read (0600), making its folder if need be; unless
+    `replace`, a file already there is kept (FileExistsError)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where a folder must be: not "the export is there"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR)) from None
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if replace else os.O_EXCL)
+    descriptor = os.open(path, flags, 0o600)
     os.fchmod(descriptor, 0o600)  # an existing file keeps its mode otherwise
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
         file.write(text)
 
 
 async def export_markdown(
-    path: Path, title: str, events: list[EngineEvent], redact: Redactor
+    path: Path, title: str, events: list[EngineEvent], redact: Redactor, replace: bool = False
 ) -> int:
-    """Write the conversation as Markdown for the user alone; returns its size."""
+    """Write the conversation as Markdown for the user alone (over a file there only if
+    `replace`); returns its size."""
     text = markdown(title, events, redact)
-    await anyio.to_thread.run_sync(write_private, path, text)
+    await anyio.to_thread.run_sync(write_private, path, text, replace)
     return len(text)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from engine.conversations.interactions import Approve
+from engine.conversations.interactions import Approve, Decline
 from engine.engine import Engine
 from engine.events import InteractionRequested, SideChatAnswered
 from tests.e2e.eventlog import EventLog
@@ -71,3 +71,37 @@ async def test_an_export_that_cannot_be_written_says_why(deck: Deck, tmp_path: P
     assert not result.ok
     assert result.message.startswith(f"Could not write {blocker}/inside.md: ")
     assert blocker.read_text() == ""
+
+
+async def test_an_export_keeps_diffs_and_declines_and_writes_over_nothing_unasked(
+    deck: Deck, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, log = deck
+    monkeypatch.setenv("HOME", str(tmp_path))
+    conversation = await engine.new_conversation("Careful")
+    await engine.submit(conversation.id, "create a file")
+    await log.turn_completed(conversation.id)
+    await engine.submit(conversation.id, "approval")
+    asked = await log.wait_for(InteractionRequested)
+    await engine.respond(asked.interaction.id, Decline())
+    await log.turn_completed(conversation.id, count=2)
+
+    written = await engine.execute(conversation.id, "/export ~/out.md")
+    target = tmp_path / "out.md"
+    assert written.ok, written.message
+    assert written.message.startswith(f"Exported to {target}"), "~ is the home, and said"
+    text = await anyio.Path(target).read_text()
+    assert "+hello from apply_patch" in text, "a new file's lines keep their +"
+    assert "**Declined** `" in text
+    assert "(not run)" in text
+
+    target.write_text("mine\n")
+    again = await engine.execute(conversation.id, "/export ~/out.md")
+    assert not again.ok
+    assert "is there already; nothing was written" in again.message
+    assert f"`/export --replace {target}` writes over it" in again.message
+    assert target.read_text() == "mine\n"
+    replaced = await engine.execute(conversation.id, "/export --replace ~/out.md")
+    assert replaced.ok, replaced.message
+    assert (await anyio.Path(target).read_text()).startswith("# Careful\n")
+    assert target.stat().st_mode & 0o777 == 0o600

@@ -19,21 +19,11 @@ if TYPE_CHECKING:
 KIND_WORDS = {"add": "new file", "delete": "deleted", "update": "changed"}
 
 
-def diff_text(change: FileChange) -> str:
-    """The change as a unified diff body (an added file's content becomes `+` lines)."""
-    kind = change.kind.type
-    if kind == "add":
-        return "".join(f"+{line}\n" for line in change.diff.splitlines())
-    if kind == "delete" and not change.diff.startswith(("-", "@@")):
-        return "".join(f"-{line}\n" for line in change.diff.splitlines())
-    return change.diff
-
-
 def render_change(change: FileChange, dark: bool) -> Syntax:
     from rich.syntax import Syntax  # imported when first drawn, not before the app is ready
 
     return Syntax(
-        inert(diff_text(change)).rstrip("\n") or "(empty)",
+        inert(change.unified()).rstrip("\n") or "(empty)",
         "diff",
         theme="ansi_dark" if dark else "ansi_light",
         background_color="default",
