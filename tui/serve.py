@@ -4,7 +4,8 @@ Whoever opens the page drives the user's codex, and every account on a machine r
 loopback address. So each run makes a secret, and the page, its files and the websocket that
 runs the app answer only a request that brings it: in the link printed at start (`?secret=`),
 or in the cookie that link leaves in the browser. A websocket opened from another page (its
-`Origin` is not this server's) is refused even with the cookie.
+`Origin` is not this server's) is refused even with the cookie. The page loads nothing from
+other machines.
 """
 
 from __future__ import annotations
@@ -13,10 +14,13 @@ import argparse
 import asyncio
 import hmac
 import os
+import re
 import secrets
 import shlex
 import sys
+import tempfile
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -33,6 +37,18 @@ REFUSED = (
 )
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref=\"https?://[^\"]*\"[^>]*>", re.DOTALL)
+"""A stylesheet (or font) the page would load from another machine."""
+
+
+def local_templates(original: Path, into: str) -> Path:
+    """textual-serve's page templates without what they load from other machines (its page
+    pulls a font from a public CDN: whoever serves it learns who opens codex-deck, and when);
+    written into the private directory `into`."""
+    for template in original.glob("*.html"):
+        text = template.read_text(encoding="utf-8")
+        (Path(into) / template.name).write_text(EXTERNAL_LINK.sub("", text), encoding="utf-8")
+    return Path(into)
 
 
 def cookie_name(port: int) -> str:
@@ -45,6 +61,8 @@ class DeckServer(Server):
 
     def __init__(self, command: str, host: str, port: int, secret: str) -> None:
         super().__init__(command, host=host, port=port, title="codex-deck")
+        self._templates = tempfile.TemporaryDirectory(prefix="codex-deck-serve-")
+        self.templates_path = local_templates(Path(self.templates_path), self._templates.name)
         self.secret = secret
         self._sessions: set[asyncio.Task[object]] = set()
         """The websockets that run an app, each until its browser leaves."""

@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import signal
 import socket
@@ -170,6 +171,9 @@ def test_serve_answers_the_link_it_prints_with_the_app_page(isolated_settings: P
         assert len(secret) >= 32
         page, cookie = fetch(link)
         assert "<div>codex-deck</div>" in page
+        loads = r"(?:href=\"|src=\"|url\(|@import \")(?:https?|wss?)://([^/\"':]+)"
+        hosts = set(re.findall(loads, page))
+        assert hosts <= {"127.0.0.1", "localhost"}, f"the page loads from {hosts}"
         assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
         assert cookie.startswith(f"codex-deck-secret-{port}={secret};")
         assert "HttpOnly" in cookie
