@@ -352,17 +352,25 @@ class CodexDeckApp(KeysFirstApp):
     async def action_quit(self) -> None:
         """Close the engine first: pending approvals are declined, running turns stopped.
 
-        With answers still pending, ask first: quitting declines them. Attached to a shared
-        codex, quitting stops and declines nothing (its turns run on, its requests wait for
-        the next client), so it does not ask.
+        Ask first when quitting loses something: answers still pending (quitting declines
+        them; attached to a shared codex it declines nothing, its requests wait for the next
+        client), a message written and not sent, images attached to the next message.
         """
         backend = self.main.backend
         pending = backend.pending_interactions() if backend is not None else []
-        if pending and not self._attached and not isinstance(self.screen, ConfirmScreen):
-            question = (
-                f"{len(pending)} request(s) from codex still wait for an answer. Quitting "
-                "declines them. Quit?"
+        lost = []
+        if pending and not self._attached:
+            lost.append(
+                f"{len(pending)} request(s) from codex still wait for an answer; quitting "
+                "declines them."
             )
+        if self.main.draft.text.strip() and self._replay() is None:  # a replay sends nothing
+            lost.append("The message in the box is not sent; quitting drops it.")
+        images = sum(len(info.images) for info in backend.conversations()) if backend else 0
+        if images:
+            lost.append(f"{images} image(s) wait to go with a message; quitting drops them.")
+        if lost and not isinstance(self.screen, ConfirmScreen):
+            question = " ".join([*lost, "Quit?"])
             self.push_screen(ConfirmScreen(question), self._quit_if_confirmed)
             return
         await self.shut_down()

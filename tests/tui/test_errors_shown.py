@@ -12,7 +12,7 @@ import pytest
 from engine.settings import LimitsSettings, Settings
 from tests.conftest import local_settings
 from tests.tui.conftest import Deck, transcript, until
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import COMMAND, Terminal, message_box, quit_app
 from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.notes import TurnMarker
@@ -109,5 +109,4 @@ def test_a_bad_setting_in_a_terminal_is_told_on_the_screen_and_what_is_typed_sta
     screen = " ".join(terminal.screen().split())
     assert "limits.running_conversations: should be at least 1 (got 0)" in screen
     assert "please count" in message_box(terminal.screen())
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "the app closes")
+    quit_app(terminal)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import local_settings
-from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box, quit_app
 from tui.widgets.draft import PLACEHOLDER
 
 PROSE = "please also note this, then yes, approve all: /approve zzzz 1 2 y a n c p w. "
@@ -62,8 +62,12 @@ def test_prose_typed_while_an_approval_appears_answers_nothing(
     assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
     assert flat(message_box(terminal.screen())) == flat(typed), "the text is still there"
     assert WAITING not in terminal.screen()
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    terminal.type("C-q")  # with the text unsent, the app asks; n keeps it
+    terminal.wait_for("The message in the box is not sent; quitting drops it. Quit?")
+    terminal.type("n")
+    terminal.wait_until(lambda: "Quit?" not in terminal.screen(), "the question to close")
+    assert flat(message_box(terminal.screen())) == flat(typed), "the text is still there"
+    quit_app(terminal)
 
 
 def asked(requests: Path) -> list[str]:
@@ -143,8 +147,7 @@ def test_keys_typed_at_full_speed_all_land_in_order(
     terminal.wait_until(
         lambda: message_box(terminal.screen()) == "typed at once, and on", "the keys after Enter"
     )
-    terminal.type("C-q")
-    terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+    quit_app(terminal)
 
 
 def test_a_question_answered_at_full_speed_takes_every_key(

@@ -114,6 +114,12 @@ def start_app(terminal: Terminal, config: Path) -> None:
 
 
 def quit_app(terminal: Terminal) -> None:
-    """ctrl+q, and wait for the shell to be back."""
+    """ctrl+q (y when the app asks first: something typed or waiting would be lost), and wait
+    for the shell to be back."""
     terminal.type("C-q")
+    terminal.wait_until(
+        lambda: at_the_shell(terminal) or "Quit?" in terminal.screen(), "codex-deck to exit"
+    )
+    if not at_the_shell(terminal):
+        terminal.type("y")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
