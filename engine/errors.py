@@ -25,6 +25,10 @@ class ConnectionClosed(CodexDeckError):
     """The connection to the app-server ended; every pending request fails with this."""
 
 
+class StoreError(CodexDeckError):
+    """The store cannot be used; the message says why and what to do."""
+
+
 class LeftUnanswered(CodexDeckError):
     """A request of the peer's deliberately left without a reply (a shared codex asks it
     again of the next client)."""

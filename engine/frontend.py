@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -119,6 +120,7 @@ def live_backend(
     cwd: Path | None = None,
     attach: Attach | None = None,
     early: Spawned | None = None,
+    stored: bool = True,
 ) -> OpenBackend:
     """The engine on the settings' codex (the user's own account and files), with the store
     that brings back its conversations.
@@ -126,6 +128,8 @@ def live_backend(
     When codex needs an account and none is signed in, the demo backend is opened instead
     (unless codex-deck was asked to `attach` to a running codex: then that codex is used as
     it is). `early` is codex started before the engine was imported, for the first opening.
+    Not `stored`: without the store (nothing is brought back, nothing kept), when it cannot
+    be used and the user chose to go on without it.
     """
 
     @asynccontextmanager
@@ -135,7 +139,8 @@ def live_backend(
         early = None  # for the first opening only
         path = settings.store.path or default_path()
         try:
-            store = await anyio.to_thread.run_sync(Store.open, path.expanduser())
+            opening = partial(Store.open, path.expanduser())
+            store = await anyio.to_thread.run_sync(opening) if stored else None
         except BaseException:
             if started is not None:
                 started.close()
@@ -150,7 +155,8 @@ def live_backend(
                     served = True
                     yield engine
         finally:
-            store.close()
+            if store is not None:
+                store.close()
         if served:
             # Also when the engine's closing took in what was thrown at the yield (a
             # cancellation, after a reconnect): a context manager yields once.

@@ -10,7 +10,6 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,15 +21,16 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from engine.errors import CodexDeckError, SettingsError
+from engine.errors import CodexDeckError, SettingsError, StoreError
 from engine.settings import Settings
 from themes import DARK, STYLESHEET, THEMES
 from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
 from tui.pacing import KeysFirstApp
+from tui.palette import main_commands
 from tui.private import drop_screen
-from tui.screens.confirm import ConfirmScreen
+from tui.screens.confirm import ConfirmScreen, quitting_loses, without_store
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
 
@@ -97,9 +97,12 @@ class CodexDeckApp(KeysFirstApp):
         record: Path | None = None,
         prepare: Prepare | None = None,
         attached: bool = False,
+        open_unstored: OpenBackend | None = None,
     ) -> None:
         super().__init__()
         self._attached = attached
+        self._open_unstored = open_unstored
+        """The same codex without the store, offered when the store cannot be used."""
         """codex runs on without the app (--connect): quitting only detaches."""
         self._prepare = prepare
         """Run in a thread once the first frame is painted, before the engine opens: the
@@ -240,39 +243,20 @@ class CodexDeckApp(KeysFirstApp):
                     self.settings, self._warnings = await asyncio.to_thread(prepare)
             finally:
                 self._settings_read.set()  # the settings' problems are told now
-            async with self._open_backend() as backend:
-                events = backend.events()
-                if self._record is not None:
-                    self._recorder = self._record_events(backend, backend.events(), self._record)
-                    self._record = None  # the backend codex-deck started on, not a later one
-                # With none yet, the first conversation's thread starts while the main
-                # screen is mounted.
-                first = None
-                if not backend.conversations():
-                    first = asyncio.ensure_future(backend.new_conversation(FIRST_TITLE))
-                try:
-                    main = await self._main_shown()
-                    await main.backend_ready(backend, first)
-                finally:
-                    if first is not None:
-                        first.cancel()  # not awaited: the app closed meanwhile
-                self._collector.settled()
-                self.call_after_refresh(self._warm_up)  # after the frame that shows it ready
-                hints, self._hints = self._hints, None
-                for hint in await hints() if hints is not None else []:
-                    self.notify(hint, timeout=15, markup=False)
-                if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
-                    self._sign_in = replace(self._sign_in, offer_at_start=False)
-                    self.offer_sign_in(SIGNED_OUT)
-                from tui.bridge import EngineBatch
-
-                while True:
-                    try:
-                        batch = await events.batches()
-                    except StopAsyncIteration:
-                        break
-                    self._collector.busy()
-                    self.main.post_message(EngineBatch(batch))
+            try:
+                await self._serve()
+            except StoreError as error:
+                if self._open_unstored is None:
+                    raise
+                await self._main_shown()
+                if not await self.push_screen_wait(ConfirmScreen(without_store(error))):
+                    raise
+                self._open_backend, self._open_unstored = self._open_unstored, None
+                await self._serve()
+        except StoreError as error:
+            why = f"{error}. `[store] path` in the settings moves it (`codex-deck config --edit`)."
+            (await self._main_shown()).backend_failed("the store cannot be used", why)
+            self._collector.settled()
         except SettingsError as error:
             why = f"the settings could not be read: {error} (`codex-deck config --edit` fixes them)"
             (await self._main_shown()).backend_failed("settings need fixing", why)
@@ -281,6 +265,42 @@ class CodexDeckApp(KeysFirstApp):
             why = f"codex could not start: {error}"
             (await self._main_shown()).backend_failed("codex failed to start", why)
             self._collector.settled()
+
+    async def _serve(self) -> None:
+        """Open the backend and hand its events to the main screen until it closes."""
+        async with self._open_backend() as backend:
+            events = backend.events()
+            if self._record is not None:
+                self._recorder = self._record_events(backend, backend.events(), self._record)
+                self._record = None  # the backend codex-deck started on, not a later one
+            # With none yet, the first conversation's thread starts while the main
+            # screen is mounted.
+            first = None
+            if not backend.conversations():
+                first = asyncio.ensure_future(backend.new_conversation(FIRST_TITLE))
+            try:
+                main = await self._main_shown()
+                await main.backend_ready(backend, first)
+            finally:
+                if first is not None:
+                    first.cancel()  # not awaited: the app closed meanwhile
+            self._collector.settled()
+            self.call_after_refresh(self._warm_up)  # after the frame that shows it ready
+            hints, self._hints = self._hints, None
+            for hint in await hints() if hints is not None else []:
+                self.notify(hint, timeout=15, markup=False)
+            if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
+                self._sign_in = replace(self._sign_in, offer_at_start=False)
+                self.offer_sign_in(SIGNED_OUT)
+            from tui.bridge import EngineBatch
+
+            while True:
+                try:
+                    batch = await events.batches()
+                except StopAsyncIteration:
+                    break
+                self._collector.busy()
+                self.main.post_message(EngineBatch(batch))
 
     @work(thread=True, group="warm-up")
     def _warm_up(self) -> None:
@@ -356,19 +376,8 @@ class CodexDeckApp(KeysFirstApp):
         them; attached to a shared codex it declines nothing, its requests wait for the next
         client), a message written and not sent, images attached to the next message.
         """
-        backend = self.main.backend
-        pending = backend.pending_interactions() if backend is not None else []
-        lost = []
-        if pending and not self._attached:
-            lost.append(
-                f"{len(pending)} request(s) from codex still wait for an answer; quitting "
-                "declines them."
-            )
-        if self.main.draft.text.strip() and self._replay() is None:  # a replay sends nothing
-            lost.append("The message in the box is not sent; quitting drops it.")
-        images = sum(len(info.images) for info in backend.conversations()) if backend else 0
-        if images:
-            lost.append(f"{images} image(s) wait to go with a message; quitting drops them.")
+        typed = self.main.draft.text if self._replay() is None else ""  # a replay sends none
+        lost = quitting_loses(self.main.backend, typed, self._attached)
         if lost and not isinstance(self.screen, ConfirmScreen):
             question = " ".join([*lost, "Quit?"])
             self.push_screen(ConfirmScreen(question), self._quit_if_confirmed)
@@ -436,19 +445,5 @@ class CodexDeckApp(KeysFirstApp):
         yield from super().get_system_commands(screen)
         if self._main is None:
             return
-        main = self._main
-        entries = [
-            ("New conversation", "ctrl+n", "new_conversation"),
-            ("Next conversation", "ctrl+down", "next_conversation(1)"),
-            ("Previous conversation", "ctrl+up", "next_conversation(-1)"),
-            ("Rename conversation", "f2", "rename"),
-            ("Archive conversation", "f8", "archive"),
-            ("Toggle the trace pane", "ctrl+t", "toggle_trace"),
-            ("Trace over the full width", "f6", "trace_full"),
-            ("Expand the latest command output", "ctrl+o", "toggle_output"),
-            ("Copy the last answer (OSC 52)", "ctrl+y", "copy_answer"),
-            ("Session details", "f3", "session"),
-        ]
-        for title, key, action in entries:
-            yield SystemCommand(title, f"{key}", partial(main.run_action, action))
+        yield from main_commands(self._main)
         yield SystemCommand("Keys and commands", "f1", self.action_help)

@@ -191,6 +191,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         record=args.record,
         prepare=startup.prepare,
         attached=bool(args.connect),
+        open_unstored=None if args.demo else startup.open_unstored,
     )
     gc.freeze()  # what start-up made stays: the collector need not walk it again
     try:

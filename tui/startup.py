@@ -102,11 +102,15 @@ class Startup:
                     unused.close()
             self._place = self._early = None
 
-    def open_live(self) -> AbstractAsyncContextManager[Backend]:
+    def open_live(self, stored: bool = True) -> AbstractAsyncContextManager[Backend]:
         from engine.frontend import live_backend
 
         started, self._early = self._early, None  # the head start serves the first opening
-        return live_backend(self.settings, attach=self.attach, early=started)()
+        return live_backend(self.settings, attach=self.attach, early=started, stored=stored)()
+
+    def open_unstored(self) -> AbstractAsyncContextManager[Backend]:
+        """The user's codex without the store (it cannot be used, and the user chose so)."""
+        return self.open_live(stored=False)
 
     def open_demo(self) -> AbstractAsyncContextManager[Backend]:
         from engine.frontend import demo_backend

@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import platformdirs
 
-from engine.errors import CodexDeckError
+from engine.errors import StoreError
 
 MAX_PENDING_WRITES = 50_000
 """Writes kept in memory while the disk refuses them (the oldest go first past this)."""
@@ -99,10 +99,6 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
-
-
-class StoreError(CodexDeckError):
-    """The store cannot be used; the message says why and what to do."""
 
 
 def default_path() -> Path:

@@ -15,7 +15,8 @@ import pytest
 from engine.conversations.conversation import Submission
 from engine.conversations.journal import Journal
 from engine.conversations.recovery import restored_submission
-from engine.records.store import SCHEMA_VERSION, Store, StoreError, migrate
+from engine.errors import StoreError
+from engine.records.store import SCHEMA_VERSION, Store, migrate
 from engine.records.trace import Redactor
 
 pytestmark = pytest.mark.anyio

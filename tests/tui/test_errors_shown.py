@@ -110,3 +110,37 @@ def test_a_bad_setting_in_a_terminal_is_told_on_the_screen_and_what_is_typed_sta
     assert "limits.running_conversations: should be at least 1 (got 0)" in screen
     assert "please count" in message_box(terminal.screen())
     quit_app(terminal)
+
+
+def test_a_store_that_cannot_be_opened_is_named_and_the_app_runs_without_it(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    """A directory where the store's file must be: the question names the store, not codex;
+    y runs the user's codex without a store, and a message gets its answer."""
+    local_settings(isolated_settings, model_url, tmp_path)
+    (tmp_path / "store.sqlite3").mkdir()
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("Run without it?")
+    screen = " ".join(terminal.screen().replace("│", " ").split())
+    assert "codex-deck's store cannot be used: cannot create the store at" in screen
+    assert "Is a directory" in screen
+    assert "codex could not start" not in screen
+    terminal.type("y")
+    terminal.wait_for("codex online")
+    terminal.type("-l", "count for me")
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+    quit_app(terminal)
+
+
+def test_a_store_that_cannot_be_opened_and_no_to_going_without_it_says_why(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    (tmp_path / "store.sqlite3").mkdir()
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("Run without it?")
+    terminal.type("n")
+    terminal.wait_for("the store cannot be used")
+    assert "[store] path" in " ".join(terminal.screen().replace("│", " ").split())
+    quit_app(terminal)

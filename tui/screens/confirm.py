@@ -1,4 +1,5 @@
-"""A yes/no question before something that cannot be undone."""
+"""A yes/no question before something that cannot be undone, and the questions asked with
+it: before quitting loses something, and before running without the store."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from engine.errors import StoreError
+from engine.frontend import Backend
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -34,3 +38,30 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+def quitting_loses(backend: Backend | None, typed: str, attached: bool) -> list[str]:
+    """What quitting now would lose, in words: requests it declines (none on a shared codex:
+    they wait there for the next client), the message written and not sent, images waiting
+    to go with a message."""
+    lost = []
+    pending = backend.pending_interactions() if backend is not None else []
+    if pending and not attached:
+        lost.append(
+            f"{len(pending)} request(s) from codex still wait for an answer; quitting "
+            "declines them."
+        )
+    if typed.strip():
+        lost.append("The message in the box is not sent; quitting drops it.")
+    images = sum(len(info.images) for info in backend.conversations()) if backend else 0
+    if images:
+        lost.append(f"{images} image(s) wait to go with a message; quitting drops them.")
+    return lost
+
+
+def without_store(error: StoreError) -> str:
+    """The question when the store cannot be used."""
+    return (
+        f"codex-deck's store cannot be used: {error}. Run without it? Nothing is brought back, "
+        "and nothing of this session is kept after you quit."
+    )
