@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -38,49 +39,42 @@ Type a message for Codex and press Enter. `/` completes commands · F1 lists eve
 ctrl+t shows the live trace · ctrl+q quits"""
 
 
-def options(after_a_command: bool) -> argparse.ArgumentParser:
-    """The options every form of the command takes, before or after a subcommand (after
-    one, an option not given must not undo the same option given before it)."""
+OPTIONS: dict[str, dict[str, Any]] = {
+    "--demo": {
+        "action": "store_true",
+        "help": "run on the built-in offline model in a throw-away workspace",
+    },
+    "--cwd": {"type": Path, "help": "working directory of new conversations"},
+    "--config": {"type": Path, "help": f"settings file (else ${CONFIG_ENV} or the default)"},
+    "--conversation": {"metavar": "ID", "help": "open with this conversation shown"},
+    "--connect": {
+        "metavar": "URL",
+        "help": "attach to a running `codex app-server --listen URL` (unix:///PATH or ws://HOST:PORT)",
+    },
+    "--token-file": {"type": Path, "help": "with --connect ws://…: the capability token's file"},
+    "--insecure": {
+        "action": "store_true",
+        "help": "with --connect ws://… to another machine: connect without a --token-file",
+    },
+    "--record": {
+        "type": Path,
+        "metavar": "FILE",
+        "help": "save the session's events with their timing to FILE (JSONL: `replay` plays it)",
+    },
+}
+"""The options of the app; a subcommand takes those that apply to it."""
+SERVED = ("--demo", "--cwd", "--config", "--connect", "--token-file", "--insecure")
+"""What `serve` passes on to each browser session's app."""
+
+
+def options(after_a_command: bool, only: Iterable[str] = OPTIONS) -> argparse.ArgumentParser:
+    """The options every form of the command takes (`only` these), before or after a
+    subcommand (after one, an option not given must not undo the same option given before
+    it)."""
     shared = argparse.ArgumentParser(add_help=False)
     keep: dict[str, Any] = {"default": argparse.SUPPRESS} if after_a_command else {}
-    shared.add_argument(
-        "--demo",
-        action="store_true",
-        help="run on the built-in offline model in a throw-away workspace",
-        **keep,
-    )
-    shared.add_argument("--cwd", type=Path, help="working directory of new conversations", **keep)
-    shared.add_argument(
-        "--config", type=Path, help=f"settings file (else ${CONFIG_ENV} or the default)", **keep
-    )
-    shared.add_argument(
-        "--conversation", metavar="ID", help="open with this conversation shown", **keep
-    )
-    shared.add_argument(
-        "--connect",
-        metavar="URL",
-        help="attach to a running `codex app-server --listen URL` (unix:///PATH or ws://HOST:PORT)",
-        **keep,
-    )
-    shared.add_argument(
-        "--token-file",
-        type=Path,
-        help="with --connect ws://…: the capability token's file",
-        **keep,
-    )
-    shared.add_argument(
-        "--insecure",
-        action="store_true",
-        help="with --connect ws://… to another machine: connect without a --token-file",
-        **keep,
-    )
-    shared.add_argument(
-        "--record",
-        type=Path,
-        metavar="FILE",
-        help="save the session's events with their timing to FILE (JSONL; play it with `replay`)",
-        **keep,
-    )
+    for flag in only:
+        shared.add_argument(flag, **OPTIONS[flag], **keep)
     return shared
 
 
@@ -91,14 +85,17 @@ def main(argv: list[str] | None = None) -> int:
         parents=[options(after_a_command=False)],
     )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
-    shared = options(after_a_command=True)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     config = commands.add_parser(
-        "config", parents=[shared], help="print the settings with where each comes from"
+        "config",
+        parents=[options(after_a_command=True, only=["--config"])],
+        help="print the settings with where each comes from",
     )
     config.add_argument("--edit", action="store_true", help="open the settings file in $EDITOR")
     serve = commands.add_parser(
-        "serve", parents=[shared], help="run codex-deck in a web browser (textual-serve)"
+        "serve",
+        parents=[options(after_a_command=True, only=SERVED)],
+        help="run codex-deck in a web browser (textual-serve)",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
@@ -109,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     replay = commands.add_parser(
         "replay",
-        parents=[shared],
+        parents=[options(after_a_command=True, only=["--config", "--conversation"])],
         help="play a recording in the app: no codex, no account, nothing sent",
     )
     replay.add_argument("file", type=Path, metavar="FILE", help="a file saved with --record")
@@ -146,18 +143,13 @@ def main(argv: list[str] | None = None) -> int:
         warnings = []
         if args.connect:
             warnings += checked_connection(args.connect, args.token_file, args.insecure)
-        if args.command == "config" or args.version or not has_terminal():
+        if args.version:
+            return print_versions(args)
+        if args.command == "config" or not has_terminal():
             # Nothing is painted: the settings are read and checked first, and said here.
             settings, more = read_settings(args)
             if args.command == "config":
                 print_config(settings, warnings + more)
-                return 0
-            binary = find_codex(settings.codex.binary)
-            if args.version:
-                print(
-                    f"codex-deck {__version__}\ncodex {binary.path} ({binary.source}): "
-                    f"{binary_version(binary.path)}"
-                )
                 return 0
             for warning in warnings + more:
                 print(f"codex-deck: {warning}", file=sys.stderr)
@@ -166,6 +158,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"codex-deck: {error}", file=sys.stderr)
         return 2
     return run_app(args, warnings)
+
+
+def print_versions(args: argparse.Namespace) -> int:
+    """codex-deck's version, and the codex it runs with: the settings' binary, or, when the
+    settings cannot be read, the one found without them (and what is wrong with them)."""
+    print(f"codex-deck {__version__}")
+    problem = ""
+    try:
+        binary = find_codex(read_settings(args)[0].codex.binary)
+    except SettingsError as error:
+        problem = f" (the settings cannot be read: {error})"
+        binary = find_codex(None)
+    except CodexDeckError as error:
+        print(f"codex: {error}")
+        return 0
+    print(f"codex {binary.path} ({binary.source}): {binary_version(binary.path)}{problem}")
+    return 0
 
 
 def run_app(args: argparse.Namespace, warnings: list[str]) -> int:

@@ -70,6 +70,29 @@ def test_version_names_the_codex_binary_and_its_version() -> None:
     assert "(bundled openai-codex-cli-bin): codex-cli 0.163.0" in lines[1]
 
 
+def test_version_works_with_a_broken_settings_file_and_says_what_is_wrong(
+    isolated_settings: Path,
+) -> None:
+    isolated_settings.write_text("[store\npath = 3\n")
+    result = run("--version")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("codex-deck 0.")
+    assert "codex-cli 0." in lines[1]
+    assert "the settings cannot be read: " in lines[1]
+    assert "not valid TOML" in lines[1]
+
+
+def test_a_subcommands_help_lists_only_what_applies_to_it() -> None:
+    def listed(*command: str) -> set[str]:
+        return set(re.findall(r"^ +(--[a-z-]+)", run(*command, "--help").stdout, re.MULTILINE))
+
+    assert listed("config") == {"--config", "--edit"}
+    assert listed("replay") == {"--config", "--conversation", "--speed", "--paused"}
+    assert "--record" not in listed("serve")
+    assert {"--connect", "--port", "--public"} <= listed("serve")
+
+
 def test_config_shows_each_setting_with_where_it_comes_from(isolated_settings: Path) -> None:
     isolated_settings.write_text(
         '[codex]\nmodel = "from-file"\nsandbox = "read-only"\n'
