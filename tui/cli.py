@@ -312,21 +312,40 @@ def print_config(settings: Settings, warnings: list[str]) -> None:
 
 
 def edit_config() -> int:
-    """Open the settings file in $VISUAL or $EDITOR, then check what was saved."""
+    """Open the settings file in $VISUAL or $EDITOR, then check what was saved. A file that
+    cannot be read is not left for every later start to fail on: in a terminal, the editor
+    opens again or the previous file comes back, as the user says; elsewhere the previous
+    file comes back and the rejected one is kept beside it."""
     path = config_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    before = path.read_bytes() if path.exists() else None
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    try:
-        subprocess.run([*shlex.split(editor), str(path)], check=False)
-    except OSError as error:
-        print(f"codex-deck: cannot run the editor {editor!r}: {error.strerror}", file=sys.stderr)
-        return 2
     from engine.settings_source import load_settings
 
-    try:
-        settings, warnings = load_settings()
-    except CodexDeckError as error:
-        print(f"codex-deck: {error}", file=sys.stderr)
+    while True:
+        try:
+            subprocess.run([*shlex.split(editor), str(path)], check=False)
+        except OSError as error:
+            print(
+                f"codex-deck: cannot run the editor {editor!r}: {error.strerror}", file=sys.stderr
+            )
+            return 2
+        try:
+            settings, warnings = load_settings()
+            break
+        except CodexDeckError as error:
+            print(f"codex-deck: {error}", file=sys.stderr)
+        if sys.stdin.isatty():
+            answer = input("codex-deck: e edits it again, r puts the previous file back [e/r] ")
+            if answer.strip().lower() in ("", "e"):
+                continue
+        rejected = path.with_name(path.name + ".rejected")
+        path.replace(rejected)
+        if before is not None:  # the user's alone, as settings can hold a key
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
+                f.write(before)
+        kept = "the previous file is back" if before is not None else "there is no file now"
+        print(f"codex-deck: {kept}; what was saved is in {rejected}", file=sys.stderr)
         return 2
     from tui.keymap import ui_problems
 

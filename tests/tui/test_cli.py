@@ -128,6 +128,59 @@ def test_config_edit_opens_the_editor_and_checks_the_file(
     )
 
 
+def test_config_edit_that_saves_a_broken_file_puts_the_previous_back(
+    isolated_settings: Path, tmp_path: Path
+) -> None:
+    isolated_settings.write_text('[codex]\nmodel = "mine"\n')
+    editor = tmp_path / "editor"
+    editor.write_text("#!/bin/sh\nprintf '[codex\\n' > \"$1\"\n")
+    editor.chmod(0o755)
+    result = run("config", "--edit", env={"EDITOR": str(editor), "VISUAL": ""})
+    assert result.returncode == 2
+    assert "not valid TOML" in result.stderr
+    assert "the previous file is back" in result.stderr
+    assert isolated_settings.read_text() == '[codex]\nmodel = "mine"\n'
+    rejected = isolated_settings.with_name(isolated_settings.name + ".rejected")
+    assert rejected.read_text() == "[codex\n"
+    assert run("--version").returncode == 0
+    assert "the settings cannot be read" not in run("--version").stdout
+
+
+def test_config_edit_in_a_terminal_offers_the_editor_again(
+    isolated_settings: Path, tmp_path: Path
+) -> None:
+    """The first save is broken; asked, the user answers e, and the second save is good."""
+    editor = tmp_path / "editor"
+    editor.write_text(
+        "#!/bin/sh\n"
+        f'if [ -e {tmp_path}/once ]; then printf \'[codex]\\nmodel = "fixed"\\n\' > "$1"\n'
+        f"else touch {tmp_path}/once; printf '[codex\\n' > \"$1\"; fi\n"
+    )
+    editor.chmod(0o755)
+    master, slave = pty.openpty()
+    env = {**os.environ, "CODEX_DECK_CONFIG": str(isolated_settings), "EDITOR": str(editor)}
+    edit = subprocess.Popen(
+        [str(COMMAND), "config", "--edit"], stdin=slave, stdout=slave, stderr=slave, env=env
+    )
+    os.close(slave)
+    said = b""
+    deadline = time.monotonic() + 30
+    try:
+        while b"[e/r]" not in said:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"no question: {said!r}"
+            if select.select([master], [], [], remaining)[0]:
+                said += os.read(master, 1 << 16)
+        os.write(master, b"e\n")
+        assert edit.wait(timeout=30) == 0
+    finally:
+        os.close(master)
+        edit.kill()
+        edit.wait()
+    assert b"not valid TOML" in said
+    assert isolated_settings.read_text() == '[codex]\nmodel = "fixed"\n'
+
+
 def test_config_names_a_theme_and_a_binding_there_are_not(isolated_settings: Path) -> None:
     """`config` and `config --edit` said such a file was valid; the app ignored both."""
     isolated_settings.write_text('[ui]\ntheme = "nrod"\nkeys = {"app.quitt" = "ctrl+x"}\n')
