@@ -33,7 +33,8 @@ class ProviderSettings:
     """A model provider codex can use (`[providers.NAME]`)."""
 
     base_url: str
-    wire_api: str = "responses"
+    wire_api: Literal["responses"] = "responses"
+    """The only one codex takes now (it refused `chat` with a message of its own)."""
     env_key: str | None = None
     """Environment variable that holds the API key; without one, no auth header is sent."""
     request_max_retries: int | None = None

@@ -104,7 +104,8 @@ def load_settings() -> tuple[Settings, list[str]]:
         ui=_plain(UiSettings, read.ui),
     )
     _check_provider(settings, path, data)
-    return _with_cwd_checked(settings, path, data), _unknown_keys(data, path)
+    problems = _unknown_keys(data, path) + _unusable_paths(settings, path)
+    return _with_cwd_checked(settings, path, data), problems
 
 
 def _plain(kind: type[_T], checked: Any) -> _T:
@@ -119,6 +120,20 @@ def _check_provider(settings: Settings, path: Path, data: dict[str, Any]) -> Non
         known = ", ".join(sorted(settings.providers)) or "none are defined"
         problem = f"{name!r} names no [providers.{name}] table ({known})"
         raise SettingsError(_said(["codex", "provider"], problem, None, path, data))
+
+
+def _unusable_paths(settings: Settings, path: Path) -> list[str]:
+    """Paths the settings name that cannot be what they must be: the store's file, the
+    codex binary (said as warnings: the store is offered to go without, a missing binary is
+    named again when codex is started)."""
+    problems = []
+    store = settings.store.path.expanduser() if settings.store.path is not None else None
+    if store is not None and store.is_dir():
+        problems.append(f"{path}: store.path {store} is a directory; it must name a file")
+    binary = settings.codex.binary.expanduser() if settings.codex.binary is not None else None
+    if binary is not None and not (binary.is_file() and os.access(binary, os.X_OK)):
+        problems.append(f"{path}: codex.binary {binary} is not an executable file")
+    return problems
 
 
 def _with_cwd_checked(settings: Settings, path: Path, data: dict[str, Any]) -> Settings:

@@ -9,10 +9,12 @@ from __future__ import annotations
 import difflib
 import importlib
 import pkgutil
+import unicodedata
 from collections.abc import Iterable, Mapping
 
 from textual.binding import Binding
 from textual.dom import DOMNode
+from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
 from textual.theme import BUILTIN_THEMES
 
 from engine.settings import UiSettings
@@ -65,13 +67,38 @@ def ui_problems(ui: UiSettings) -> list[str]:
 
 
 def key_problems(keys: Mapping[str, str]) -> list[str]:
-    """What to tell of `[ui] keys` entries that name no binding (their keys do nothing)."""
+    """What to tell of `[ui] keys` entries that name no binding, or no key (they do
+    nothing)."""
     if not keys:
         return []  # the bindings' modules are not imported for nothing
     known = binding_ids()
-    return [
+    problems = [
         f"[ui] keys: {name!r} is no binding's id, so {key!r} does nothing"
         f"{_nearest(name, known)} (F1 shows each key's id in brackets)"
         for name, key in keys.items()
         if name not in known
     ]
+    names = key_names()
+    for name, given in keys.items():
+        for key in (part.strip() for part in given.split(",")):
+            *modifiers, last = key.split("+")
+            if last not in names or not set(modifiers) <= MODIFIERS:
+                problems.append(
+                    f"[ui] keys: {key!r} (for {name!r}) is no key{_nearest(last, names)} "
+                    "(keys are written as ctrl+x, shift+f5, escape)"
+                )
+    return problems
+
+
+MODIFIERS = frozenset({"ctrl", "shift", "alt", "meta", "super", "hyper"})
+
+
+def key_names() -> set[str]:
+    """The names Textual gives keys: its named keys, and each printable character's (its
+    Unicode name in lower case with `_`, as Textual shortens some: `slash`, `minus`)."""
+    names = {key.value for key in Keys if "+" not in key.value} | set(KEY_ALIASES)
+    for code in range(33, 127):
+        character = chr(code)
+        name = unicodedata.name(character).lower().replace(" ", "_").replace("-", "_")
+        names |= {character, KEY_NAME_REPLACEMENTS.get(name, name)}
+    return names

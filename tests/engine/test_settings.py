@@ -53,7 +53,8 @@ def test_defaults_without_a_file() -> None:
 def test_the_documented_file_shape_is_read(isolated_settings: Path) -> None:
     isolated_settings.write_text(EXAMPLE)
     settings, warnings = load_settings()
-    assert warnings == []
+    binary = "codex.binary /opt/codex/bin/codex is not an executable file"
+    assert warnings == [f"{isolated_settings}: {binary}"], "the example names a binary not here"
     assert settings.codex.binary == Path("/opt/codex/bin/codex")
     assert settings.codex.model == "gpt-5.5"
     assert settings.codex.approval_policy == "untrusted"

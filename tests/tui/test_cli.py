@@ -181,6 +181,26 @@ def test_config_edit_in_a_terminal_offers_the_editor_again(
     assert isolated_settings.read_text() == '[codex]\nmodel = "fixed"\n'
 
 
+def test_config_names_paths_that_cannot_be_used_and_a_wire_api_codex_refuses(
+    isolated_settings: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "a-dir").mkdir()
+    isolated_settings.write_text(
+        f'[codex]\nbinary = "{tmp_path}/no-codex"\n[store]\npath = "{tmp_path}/a-dir"\n'
+    )
+    result = run("config")
+    warned = [line for line in result.stdout.splitlines() if line.startswith("# warning: ")]
+    store = f"store.path {tmp_path}/a-dir is a directory; it must name a file"
+    binary = f"codex.binary {tmp_path}/no-codex is not an executable file"
+    assert f"# warning: {isolated_settings}: {store}" in warned
+    assert f"# warning: {isolated_settings}: {binary}" in warned
+    isolated_settings.write_text('[providers.old]\nbase_url = "http://x/v1"\nwire_api = "chat"\n')
+    refused = run("config")
+    assert refused.returncode == 2
+    assert "providers.old.wire_api" in refused.stderr
+    assert "'responses'" in refused.stderr
+
+
 def test_config_names_a_theme_and_a_binding_there_are_not(isolated_settings: Path) -> None:
     """`config` and `config --edit` said such a file was valid; the app ignored both."""
     isolated_settings.write_text('[ui]\ntheme = "nrod"\nkeys = {"app.quitt" = "ctrl+x"}\n')
