@@ -78,6 +78,13 @@ def options(after_a_command: bool, only: Iterable[str] = OPTIONS) -> argparse.Ar
     return shared
 
 
+def port(text: str) -> int:
+    """A TCP port number (argparse's check of `serve --port`)."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is no port: give a number from 1 to 65535")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="codex-deck",
@@ -98,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         help="run codex-deck in a web browser (textual-serve)",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    serve.add_argument("--port", type=port, default=8000, help="port to listen on (8000)")
     serve.add_argument(
         "--public",
         action="store_true",

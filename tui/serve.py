@@ -163,11 +163,16 @@ def serve_in_browser(args: argparse.Namespace) -> int:
     server = DeckServer(shlex.join(app_command(args)), args.host, args.port, secret)
     server.initialize_logging()
     # aiohttp calls `print` once the port is bound: only then is "serving" true.
-    web.run_app(
-        server.web_app(),
-        host=args.host,
-        port=args.port,
-        print=lambda _: print(f"codex-deck: serving on {server.link}", flush=True),
-        access_log=None,  # its lines would hold the secret of the link
-    )
+    try:
+        web.run_app(
+            server.web_app(),
+            host=args.host,
+            port=args.port,
+            print=lambda _: print(f"codex-deck: serving on {server.link}", flush=True),
+            access_log=None,  # its lines would hold the secret of the link
+        )
+    except OSError as error:
+        why = os.strerror(error.errno) if error.errno else str(error)
+        print(f"codex-deck: cannot serve on {args.host}:{args.port}: {why}", file=sys.stderr)
+        return 2
     return 0

@@ -452,6 +452,22 @@ def fetch(url: str) -> tuple[str, str]:
         return str(response.read().decode()), str(response.headers.get("Set-Cookie", ""))
 
 
+def test_serve_on_a_busy_or_impossible_port_says_so() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        result = run("serve", "--port", str(busy))
+    assert result.returncode == 2
+    assert result.stderr.strip().endswith(
+        f"codex-deck: cannot serve on 127.0.0.1:{busy}: Address already in use"
+    )
+    assert "Traceback" not in result.stderr
+    impossible = run("serve", "--port", "99999")
+    assert impossible.returncode == 2
+    assert "'99999' is no port: give a number from 1 to 65535" in impossible.stderr
+
+
 def test_serving_beyond_this_machine_needs_public(tally: Ledger) -> None:
     result = run("serve", "--host", "0.0.0.0")
     tally(
