@@ -3,6 +3,8 @@ it: before quitting loses something, and before running without the store."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -10,7 +12,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.errors import StoreError
-from engine.frontend import Backend
+
+if TYPE_CHECKING:
+    from engine.frontend import Backend
 
 
 class ConfirmScreen(ModalScreen[bool]):
