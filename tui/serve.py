@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import hmac
 import os
 import re
@@ -97,6 +98,10 @@ class DeckServer(Server):
             session.cancel()
         if self._sessions:
             await asyncio.wait(list(self._sessions))
+        # The sessions' process transports that are garbage now are closed while the loop
+        # runs: collected after it closes, they fail ("Event loop is closed").
+        gc.collect()
+        await asyncio.sleep(0)
 
     def _brings_secret(self, request: web.Request) -> tuple[bool, bool]:
         """Whether the request brings the secret, and whether it came in the link."""
