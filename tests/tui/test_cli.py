@@ -43,6 +43,18 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
+def read_until(terminal: int, text: bytes, what: str, seconds: float = 60) -> bytes:
+    """What a pty's program writes, read until `text` is in it."""
+    said = b""
+    deadline = time.monotonic() + seconds
+    while text not in said:
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"timed out waiting for {what}: {said[-500:]!r}"
+        if select.select([terminal], [], [], remaining)[0]:
+            said += os.read(terminal, 1 << 16)
+    return said
+
+
 def test_version() -> None:
     result = run("--version")
     assert result.returncode == 0
@@ -163,14 +175,8 @@ def test_config_edit_in_a_terminal_offers_the_editor_again(
         [str(COMMAND), "config", "--edit"], stdin=slave, stdout=slave, stderr=slave, env=env
     )
     os.close(slave)
-    said = b""
-    deadline = time.monotonic() + 30
     try:
-        while b"[e/r]" not in said:
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"no question: {said!r}"
-            if select.select([master], [], [], remaining)[0]:
-                said += os.read(master, 1 << 16)
+        said = read_until(master, b"[e/r]", "the question")
         os.write(master, b"e\n")
         assert edit.wait(timeout=30) == 0
     finally:
@@ -554,15 +560,8 @@ def test_the_app_closes_when_its_terminal_goes_away(isolated_settings: Path) -> 
         env={**os.environ, "CODEX_DECK_CONFIG": str(isolated_settings), "TERM": "xterm-256color"},
     )
     os.close(slave)
-    screen = b""
-    deadline = time.monotonic() + 60
     try:
-        while b"offline demo" not in screen:
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, f"the app did not get ready: {screen[-500:]!r}"
-            readable, _, _ = select.select([master], [], [], remaining)
-            if readable:
-                screen += os.read(master, 1 << 16)
+        read_until(master, b"offline demo", "the app to get ready")
     finally:
         os.close(master)
     try:
