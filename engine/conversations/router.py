@@ -131,6 +131,9 @@ class Router:
         if thread_id is not None and conversation is None and parent is not None:
             self.reports.sub_agent(parent, thread_id, notification)
             return
+        if isinstance(notification, wire.McpServerStartup) and conversation is None:
+            self.reports.engine_wide(notification)  # also before its thread's start is known
+            return
         if thread_id is not None and conversation is None:
             earlier = self._conversations.owner(thread_id)
             if earlier is not None:

@@ -7,8 +7,13 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
+from engine.conversations.interactions import Interactions
+from engine.conversations.journal import Journal
 from engine.conversations.reports import Reports
+from engine.conversations.router import Router
 from engine.conversations.shell_runs import ShellRuns
+from engine.protocol.notifications import parse_notification
+from engine.records.trace import Redactor
 
 
 class Told:
@@ -73,3 +78,19 @@ def test_a_model_codex_switched_to_is_taken_once() -> None:
         reports.in_conversation(conversation, wire.ThreadSettingsUpdated.model_validate(settings))
     assert (conversation.model, conversation.reasoning_effort) == ("gpt-5.1", "high")
     assert told.updated == 1
+
+
+def test_an_mcp_servers_start_is_said_before_its_threads_start_is_known() -> None:
+    """codex may tell how an MCP server of a thread's start went before the reply that starts
+    the thread comes: the router does not know the thread yet, and must not drop it."""
+    emitter = Emitter(100)
+    journal = Journal(None, 100, Redactor(()))
+    router = Router(emitter, Conversations(), Interactions(), lambda _: None, journal)
+    said = parse_notification(
+        "mcpServer/startupStatus/updated",
+        {"name": "broken", "status": "failed", "error": "No such file", "threadId": "not-yet"},
+    )
+
+    router.handle(said)
+
+    assert router.reports.mcp_servers["broken"].status == "failed"
