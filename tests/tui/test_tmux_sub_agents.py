@@ -25,9 +25,13 @@ def test_a_sub_agents_approval_shows_here_and_is_answered_from_its_card(
 
     terminal.wait_for("· Run this command?")
     assert "Sub-agent " in terminal.screen()
-    terminal.wait_for("↳ sub-agent ")
-    [agent_line] = [line for line in terminal.screen().splitlines() if "↳ sub-agent " in line]
-    assert "waiting for your answer · running `" in agent_line, agent_line
+    terminal.wait_until(
+        lambda: any(
+            "↳ sub-agent " in line and "waiting for your answer · running `" in line
+            for line in terminal.screen().splitlines()
+        ),
+        "the sub-agent's line to say it waits at its command",
+    )
     assert not (workspace / "out.txt").exists()
     terminal.type("C-g")
     terminal.wait_for("y Approve")
