@@ -3,9 +3,9 @@ and still what codex-deck takes them for: a release that changes one fails here,
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 
+import anyio
 import pytest
 from textual import messages
 from textual.app import App
@@ -57,6 +57,10 @@ def test_textual_serve_makes_its_web_app_in_make_app() -> None:
     assert list(inspect.signature(maker).parameters) == ["self"]
 
 
+YIELDS = 20
+"""Times the probe's exit handler gives the loop to others before it ends."""
+
+
 async def test_an_exit_from_outside_reaches_the_app_before_textual_ends_it() -> None:
     """codex-deck closes its engine in `on_exit_app` when Textual is told to exit from
     outside (textual-serve's quit, the web driver's SIGINT): Textual dispatches ExitApp to
@@ -66,7 +70,8 @@ async def test_an_exit_from_outside_reaches_the_app_before_textual_ends_it() -> 
     class Probe(App[None]):
         async def on_exit_app(self) -> None:
             order.append("closing")
-            await asyncio.sleep(0.05)
+            for _ in range(YIELDS):  # suspended: Textual's own exit could run meanwhile
+                await anyio.lowlevel.checkpoint()
             order.append("closed")
 
         def on_mount(self) -> None:
