@@ -345,6 +345,10 @@ class McpServerChanged(EngineEvent):
     error: str | None = None
 
 
+SUB_AGENT_LIVE = frozenset({"running", "waiting"})
+"""A sub-agent's states (`SubAgentActivity.state`) while its turn runs."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubAgentActivity(EngineEvent):
     """What a sub-agent of the conversation does now: whether its turn runs (`state`:

@@ -16,6 +16,7 @@ from engine.conversations.file_sessions import conversation_of
 from engine.conversations.limits import UsageLimits
 from engine.conversations.shell_runs import ShellRuns
 from engine.events import (
+    SUB_AGENT_LIVE,
     DeltaKind,
     FilesFound,
     McpServerChanged,
@@ -38,8 +39,6 @@ ENGINE_WIDE_REPORTS = (
 """The notifications of no thread that `Reports.engine_wide` says."""
 WAITING_FLAGS = frozenset({"waitingOnApproval", "waitingOnUserInput"})
 """A thread's active flags that say it waits for the user."""
-LIVE_SUB_AGENT = frozenset({"running", "waiting"})
-"""A sub-agent's states while its turn runs (`SubAgentActivity.state`)."""
 THREAD_SHOWN = 13
 """As much of a sub-agent's thread id as is shown (enough for /open)."""
 
@@ -158,7 +157,7 @@ class Reports:
                 item = None
             case wire.TurnCompleted():
                 state, item = notification.turn.status, None
-            case wire.ThreadStatusChanged() if state in LIVE_SUB_AGENT:
+            case wire.ThreadStatusChanged() if state in SUB_AGENT_LIVE:
                 flags = notification.status.active_flags
                 state = "waiting" if any(flag in WAITING_FLAGS for flag in flags) else "running"
             case _:

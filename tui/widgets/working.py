@@ -13,6 +13,7 @@ from textual.widgets import Static
 from engine import protocol as wire
 from engine.events import (
     BUSY_STATES,
+    SUB_AGENT_LIVE,
     ConversationInfo,
     EngineEvent,
     ItemCompleted,
@@ -28,8 +29,6 @@ COMMAND_SHOWN_CHARS = 60
 THINKING = "thinking"
 AGENTS_SHOWN = 3
 """As many running sub-agents as the line names; the rest are counted."""
-LIVE_STATES = frozenset({"running", "waiting"})
-"""A sub-agent's states while its turn runs."""
 AGENT_SHOWN_CHARS = 13
 """As much of a sub-agent's thread id as is shown (enough for /open)."""
 
@@ -155,7 +154,7 @@ class WorkingLine(Static):
         lines: list[str] = []
         if info is not None:
             agents = self._agents.get(info.id, {}).values()
-            running = [agent for agent in agents if agent.state in LIVE_STATES]
+            running = [agent for agent in agents if agent.state in SUB_AGENT_LIVE]
             if busy:
                 activity = self._activities.setdefault(info.id, Activity())
                 lines.append(working_text(info, activity, time.time()))
