@@ -15,6 +15,7 @@ import anyio
 
 from engine.conversations.core import Core
 from engine.conversations.restore import Restorer
+from engine.conversations.stopping import stop_turn
 from engine.conversations.turns import Turns
 from engine.errors import CodexDeckError
 from engine.events import EngineStatus
@@ -227,5 +228,5 @@ class Connection:
             async with anyio.create_task_group() as stopping:
                 for conversation in self._core.conversations.all():
                     if conversation.turn_id is not None and not link.shared:
-                        stopping.start_soon(self._turns.stop_turn, conversation)
+                        stopping.start_soon(stop_turn, self._core, conversation)
         self._core.emitter.close()

@@ -104,11 +104,14 @@ class Journal:
         for submission in submissions:
             self.store.put("DELETE FROM submissions WHERE id = ?", (submission.id,))
 
-    async def sent(self, submission: Submission) -> None:
-        """Record that `submission` is about to go out, and wait until that is on disk."""
+    async def sent(self, submission: Submission) -> str | None:
+        """Record that `submission` is about to go out, and wait until that is on disk; why
+        not, when the store refused it (then it must not go out: after a crash, nothing
+        would say it had)."""
         self.submission(submission)
-        if self.store is not None:
-            await self.store.flush()
+        if self.store is None or await self.store.flush():
+            return None
+        return self.store.problem or "the store refused the write"
 
     def event(self, event: EngineEvent, turn_id: str | None) -> None:
         """An emitted event: requests and outcomes, and the trace (deltas are left out: the

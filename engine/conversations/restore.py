@@ -86,7 +86,8 @@ class Restorer:
             None,
             "error",
             f"Could not write to {where} ({problem}). codex-deck keeps working, but what "
-            "happens from now on is not saved until the disk takes writes again.",
+            "happens from now on is not saved until the disk takes writes again, and no "
+            "message is sent until it can be recorded first.",
         )
 
     async def restore(self, tasks: TaskGroup, prefetch: Prefetched | None = None) -> None:

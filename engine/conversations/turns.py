@@ -20,14 +20,12 @@ from engine.conversations.conversation import (
 from engine.conversations.core import Core
 from engine.conversations.notices import too_long
 from engine.conversations.restore import Restorer
+from engine.conversations.stopping import interrupt, stop_turn
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import BUSY_STATES, StopOutcome, StopRequested, SubmissionAccepted
 from engine.images import ImageRefused, check_image, user_input
 from engine.results import CommandResult, SubmitOutcome
 from engine.transport.launch import thread_defaults
-
-STOP_WAIT_SECONDS = 3.0
-"""How long /stop waits for the turn to end before it says "stop requested"."""
 
 SubmitMode = Literal["auto", "queue"]
 
@@ -152,8 +150,9 @@ class Turns:
         if full is not None:
             return self._core.notices.refused(conversation, full)
         submission = self._submission(conversation, text, "start")
-        if not await self._run(conversation, submission, announce=True):
-            return SubmitOutcome(False, None, "Not sent; see the notice.", submission.id)
+        unsent = await self._run(conversation, submission, announce=True)
+        if unsent is not None:
+            return SubmitOutcome(False, None, unsent, submission.id)
         return SubmitOutcome(True, "started", "Sent.", submission.id)
 
     async def _queue_then_start(self, conversation: Conversation, text: str) -> SubmitOutcome:
@@ -204,7 +203,10 @@ class Turns:
             input=user_input(text, submission.images),
             client_user_message_id=submission.id,
         )
-        await self._core.journal.sent(submission)
+        why_not = await self._core.journal.sent(submission)
+        if why_not is not None:
+            self._core.journal.forget([submission])
+            return self._core.notices.refused(conversation, unrecorded(why_not))
         try:
             await self._core.server.turn_steer(params)
         except RpcError as error:
@@ -231,8 +233,8 @@ class Turns:
 
     async def _run(
         self, conversation: Conversation, submission: Submission, announce: bool = False
-    ) -> bool:
-        """Send one submission as a new turn; False if it was not sent.
+    ) -> str | None:
+        """Send one submission as a new turn; why not, if it was not sent.
 
         `announce`: the submission is new (not from the queue) and is announced as started.
         """
@@ -241,15 +243,18 @@ class Turns:
         if conversation.thread_id is None and not await self.start_thread(conversation):
             submission.state = "failed"
             conversation.submission = None
-            return False
+            return "codex could not start a thread; see the notice."
         assert conversation.thread_id is not None
         if conversation.stop_requested:
             self._abandon(conversation, submission, "Stopped before it was sent.")
-            return False
-        if announce:
-            self._accepted(conversation, submission, "started", "Sent.")
+            return "stopped before it was sent."
         thread_id, generation = conversation.thread_id, conversation.generation
         submission.state = "sent"
+        why_not = await self._core.journal.sent(submission)
+        if why_not is not None:
+            return self._unrecorded(conversation, submission, why_not, queued=not announce)
+        if announce:
+            self._accepted(conversation, submission, "started", "Sent.")
         params = wire.TurnStartParams(
             thread_id=thread_id,
             input=user_input(submission.text, submission.images),
@@ -266,7 +271,6 @@ class Turns:
                 else None
             ),
         )
-        await self._core.journal.sent(submission)
         try:
             started = await self._core.server.turn_start(params)
         except RpcError as error:
@@ -274,11 +278,11 @@ class Turns:
             self._core.journal.submission(submission)
             self._abandon(conversation, submission, f"codex refused the message: {error.message}")
             self.start_next(conversation)
-            return True
+            return None
         except ConnectionClosed:
             submission.state = "unknown"
             self._core.journal.submission(submission)
-            return True
+            return None
         turn_id = started.turn.id
         if conversation.generation != generation:
             # Reset while the turn was being started: that turn belongs to the old thread.
@@ -286,11 +290,31 @@ class Turns:
                 await self._core.server.turn_interrupt(
                     wire.TurnInterruptParams(thread_id=thread_id, turn_id=turn_id)
                 )
-            return True
+            return None
         self._core.router.turn_began(conversation, turn_id)
         if conversation.stop_requested and conversation.turn_id == turn_id:
-            await self._interrupt(conversation)
-        return True
+            await interrupt(self._core, conversation)
+        return None
+
+    def _unrecorded(
+        self, conversation: Conversation, submission: Submission, why: str, queued: bool
+    ) -> str:
+        """The store could not record `submission` before it went out, so it is not sent: a
+        crash would leave nothing to say it had. A typed message goes back to the box (the
+        caller is told why); a queued one goes back to the head of its queue, held."""
+        said = unrecorded(why)
+        if queued:
+            submission.state = "queued"
+            self._core.journal.submission(submission)
+            conversation.queue.appendleft(submission)
+            conversation.queue_held = True
+            said = said.replace("send it again", "/continue sends it")
+        else:
+            self._core.journal.forget([submission])
+        conversation.idle()
+        self._core.notices.say(conversation, "error", said)
+        self._core.router.updated(conversation)
+        return said
 
     def _abandon(self, conversation: Conversation, submission: Submission, why: str) -> None:
         if submission.state == "queued":
@@ -302,47 +326,6 @@ class Turns:
         )
         self._core.router.updated(conversation)
 
-    async def stop_turn(self, conversation: Conversation) -> StopOutcome:
-        if conversation.state not in BUSY_STATES:
-            return "nothing_to_stop"
-        # What is queued now waits (for the next message, or /continue); what is queued
-        # after the stop runs as it comes.
-        conversation.queue_held = bool(conversation.queue)
-        conversation.stop_requested = True
-        if conversation.turn_id is None:
-            if conversation.submission is not None and conversation.submission.state == "queued":
-                return "stopped"
-            return "stop_requested"
-        conversation.stopping()
-        self._core.router.updated(conversation)
-        ended = conversation.turn_ended
-        if not await self._interrupt(conversation):
-            return "nothing_to_stop" if ended.is_set() else "stop_requested"
-        with anyio.move_on_after(STOP_WAIT_SECONDS):
-            await ended.wait()
-        return "stopped" if ended.is_set() else "stop_requested"
-
-    async def _interrupt(self, conversation: Conversation) -> bool:
-        if conversation.thread_id is None or conversation.turn_id is None:
-            return False
-        shell = self._core.router.shell_runs.of_turn(conversation.turn_id)
-        if shell is not None:  # a `!command` under command/exec: its process is ended
-            shell.stopped = True
-            ending = wire.CommandExecTerminateParams(process_id=shell.process_id)
-            try:
-                await self._core.server.command_exec_terminate(ending)
-            except (RpcError, ConnectionClosed):
-                return False
-            return True
-        params = wire.TurnInterruptParams(
-            thread_id=conversation.thread_id, turn_id=conversation.turn_id
-        )
-        try:
-            await self._core.server.turn_interrupt(params)
-        except (RpcError, ConnectionClosed):
-            return False
-        return True
-
     async def stop(self, conversation_id: str) -> StopOutcome:
         """Stop the running turn (or the one being prepared); queued messages are held.
 
@@ -351,7 +334,7 @@ class Turns:
         """
         conversation = self._core.conversations.get(conversation_id)
         turn_id = conversation.turn_id
-        outcome = await self.stop_turn(conversation)
+        outcome = await stop_turn(self._core, conversation)
         messages = {
             "stopped": "Stopped.",
             "stop_requested": "Asked codex to stop; the turn has not ended yet.",
@@ -394,7 +377,7 @@ class Turns:
         chats (`close_side_chats`) and start a new thread (generation + 1)."""
         conversation = self._core.conversations.get(conversation_id)
         if conversation.state in BUSY_STATES:
-            await self.stop_turn(conversation)
+            await stop_turn(self._core, conversation)
         if conversation.turn_id is not None:
             # Asked to stop but not ended yet: the old thread's turn is no longer followed.
             if conversation.submission is not None:
@@ -444,3 +427,11 @@ class Turns:
                     "it will not be run again by itself.",
                 )
                 self._core.router.updated(conversation)
+
+
+def unrecorded(why: str) -> str:
+    """Why a message was not sent: the store could not record it first."""
+    return (
+        f"codex-deck could not record the message before sending it ({why}), so it was not "
+        "sent. Make room on the store's disk, then send it again."
+    )

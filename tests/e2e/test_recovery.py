@@ -308,22 +308,25 @@ async def test_a_store_the_disk_stops_taking_is_said_and_the_app_goes_on(
         await anyio.run_process(["chattr", "+i", *files])
         try:
             engine.rename(conversation.id, "During")
-            await engine.submit(conversation.id, "count for me")
-            assert (await log.turn_completed(conversation.id)).status == "completed"
+            refused = await engine.submit(conversation.id, "count for me")
             problem = await log.wait_for(Notice, lambda n: "Could not write to" in n.text)
-            lost, reruns = lost_and_reruns(asked_of(scripted_model), ["count for me"])
-            tally(
-                "fault",
-                "a store the disk stops taking (immutable files)",
-                lost=lost,
-                reruns=reruns,
-                crashes=int(engine.app_server_pid is None),
-            )
-            assert "keeps working" in problem.text
         finally:
             await anyio.run_process(["chattr", "-i", *files])
         engine.rename(conversation.id, "After")
         await log.wait_for(Notice, lambda n: "saves again" in n.text)
+        assert (await engine.submit(conversation.id, "count for me")).accepted
+        assert (await log.turn_completed(conversation.id)).status == "completed"
+        lost, reruns = lost_and_reruns(asked_of(scripted_model), ["count for me"])
+        tally(
+            "fault",
+            "a store the disk stops taking (immutable files), a message typed, then it takes",
+            lost=lost,
+            reruns=reruns,
+            crashes=int(engine.app_server_pid is None),
+        )
+        assert "keeps working" in problem.text
+        assert not refused.accepted
+        assert "could not record the message" in refused.message
 
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
         [info] = engine.conversations()
