@@ -31,6 +31,8 @@ HISTORY_TURNS = 20
 """Turns shown when a conversation is reopened (the newest ones)."""
 RUNNING = "inProgress"
 """The status of a turn that has not ended."""
+CUT_OFF = " …\n\n*[cut off: the rest of this answer never arrived]*"
+"""Ends the text of an answer that never completed."""
 
 
 async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[list[Turn], bool]:
@@ -153,28 +155,39 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
     """A turn's items, each under its name: as codex-deck's trace kept them when it saw the
     whole turn, else as codex's thread has them. Codex's thread keeps one item of each id in
     a turn (of a provider that gives several messages one id, the last message only) and no
-    answer that a steer or a stop cut short; the trace keeps each as it was shown."""
-    whole = not any(isinstance(e, TraceGap) for e in traced) and any(
-        isinstance(e, TurnCompleted) and e.turn_id == turn.id for e in traced
-    )
-    if not whole:
-        return keyed_items(turn.id, turn.items)
+    answer that a steer or a stop cut short; the trace keeps each as it was shown. An answer
+    that never completed (cut short, or codex-deck stopped while it streamed) is shown with
+    what had streamed of it, marked cut off."""
     streamed: dict[str, list[str]] = {}
     for event in traced:
         if isinstance(event, ItemDelta) and event.kind == "agent_message":
             streamed.setdefault(event.item_id, []).append(event.text)
-    items: list[Item] = []
+    whole = not any(isinstance(e, TraceGap) for e in traced) and any(
+        isinstance(e, TurnCompleted) and e.turn_id == turn.id for e in traced
+    )
+    if not whole:
+        items = keyed_items(turn.id, turn.items)
+        if turn.status == RUNNING:
+            return items  # it streams on: what it says comes live
+        kept = {item.id for item in items}
+        return items + [cut_off(key, parts) for key, parts in streamed.items() if key not in kept]
+    items = []
     for event in traced:
         if not isinstance(event, ItemCompleted) or event.turn_id != turn.id:
             continue
         item = event.item
         if isinstance(item, wire.AgentMessageItem) and not item.text:
-            text = "".join(streamed.get(item.id, []))
-            if not text:
+            parts = streamed.get(item.id, [])
+            if not "".join(parts):
                 continue
-            item = item.model_copy(update={"text": text})
+            item = cut_off(item.id, parts)
         items.append(item)
     return items
+
+
+def cut_off(item_id: str, parts: list[str]) -> wire.AgentMessageItem:
+    """An answer that never completed: what had streamed of it, marked as cut off."""
+    return wire.AgentMessageItem(id=item_id, text="".join(parts).rstrip() + CUT_OFF)
 
 
 def timed(stamp: Stamp, at: int | None) -> Stamp:

@@ -7,7 +7,15 @@ import json
 import time
 
 from engine.conversations.conversation import Conversation, Submission
-from engine.events import EngineEvent, InteractionRequested, InteractionResolved, ItemDelta
+from engine.events import (
+    EngineEvent,
+    InteractionRequested,
+    InteractionResolved,
+    ItemCompleted,
+    ItemDelta,
+    TurnCompleted,
+)
+from engine.protocol import AgentMessageItem
 from engine.records.recording import event_to_json
 from engine.records.store import Store
 from engine.records.trace import Redactor
@@ -22,6 +30,8 @@ class Journal:
         self.store = store
         self._trace_limit = trace_limit
         self._traced: dict[tuple[str, str | None], int] = {}
+        self._streaming: dict[tuple[str, str, str], list[str]] = {}
+        """The text so far of each answer streaming, by (conversation, item, turn)."""
         self._redact = redact
         """Known secrets (and anything shaped like an API key) never reach the store."""
 
@@ -115,9 +125,19 @@ class Journal:
 
     def event(self, event: EngineEvent, turn_id: str | None) -> None:
         """An emitted event: requests and outcomes, and the trace (deltas are left out: the
-        completed item carries the whole text)."""
-        if self.store is None or event.conversation_id is None or isinstance(event, ItemDelta):
+        completed item carries the whole text; of an answer, the text so far is kept until
+        it completes, to be shown as cut off if it never does)."""
+        if self.store is None or event.conversation_id is None:
             return
+        if isinstance(event, ItemDelta):
+            if event.kind == "agent_message":
+                self._streamed(self.store, event.conversation_id, event)
+            return
+        if isinstance(event, ItemCompleted):
+            self._completed(self.store, event.conversation_id, event)
+        elif isinstance(event, TurnCompleted):
+            for ended in [k for k in self._streaming if k[2] == event.turn_id]:
+                del self._streaming[ended]
         if isinstance(event, InteractionRequested):
             info = event.interaction
             self.store.put(
@@ -143,4 +163,35 @@ class Journal:
                 event.at,
                 self._redact(json.dumps(event_to_json(event), ensure_ascii=False)),
             ),
+        )
+
+    def _streamed(self, store: Store, conversation_id: str, delta: ItemDelta) -> None:
+        key = (conversation_id, delta.item_id, delta.turn_id)
+        parts = self._streaming.setdefault(key, [])
+        parts.append(delta.text)
+        store.put_latest(
+            ("partial", conversation_id, delta.item_id),
+            lambda: (
+                "INSERT INTO partials (conversation_id, turn_id, item_id, text, at) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation_id, item_id) "
+                "DO UPDATE SET text = excluded.text",
+                (
+                    conversation_id,
+                    delta.turn_id,
+                    delta.item_id,
+                    self._redact("".join(parts)),
+                    delta.at,
+                ),
+            ),
+        )
+
+    def _completed(self, store: Store, conversation_id: str, event: ItemCompleted) -> None:
+        """An answer that completed with its text needs no partial text kept any more."""
+        item = event.item
+        if not isinstance(item, AgentMessageItem) or not item.text:
+            return
+        self._streaming.pop((conversation_id, item.id, event.turn_id), None)
+        delete = "DELETE FROM partials WHERE conversation_id = ? AND item_id = ?"
+        store.put_latest(
+            ("partial", conversation_id, item.id), lambda: (delete, (conversation_id, item.id))
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from engine.conversations.recovery import (
 )
 from engine.conversations.router import Router
 from engine.errors import ConnectionClosed, RpcError
-from engine.events import EngineEvent, NoticeLevel, TurnCompleted, TurnStarted
+from engine.events import EngineEvent, ItemDelta, NoticeLevel, TurnCompleted, TurnStarted
 from engine.records.recording import RecordingError, event_from_json
 from engine.records.store import Store, StoredConversation, StoredSubmission
 from engine.settings import Settings
@@ -294,8 +295,23 @@ class Restorer:
 def stored_trace(store: Store, conversation_id: str) -> list[tuple[EngineEvent, str | None]]:
     """The conversation's stored trace, read and parsed (in a worker thread: it can be
     thousands of events); events that cannot be read are left out."""
-    events = []
+    events: list[tuple[EngineEvent, str | None]] = []
+    last_seq: dict[str | None, int] = {}
     for turn_id, text in store.trace_rows(conversation_id):
         with contextlib.suppress(RecordingError, ValueError):
-            events.append((event_from_json(json.loads(text)), turn_id))
+            event = event_from_json(json.loads(text))
+            events.append((event, turn_id))
+            last_seq[turn_id] = event.seq
+    for turn_id, item_id, text in store.partials(conversation_id):
+        # An answer that never completed: its text so far, as the one delta of its item.
+        partial = ItemDelta(
+            seq=last_seq.get(turn_id, 0),
+            at=time.time(),
+            conversation_id=conversation_id,
+            turn_id=turn_id,
+            item_id=item_id,
+            kind="agent_message",
+            text=text,
+        )
+        events.append((partial, turn_id))
     return events

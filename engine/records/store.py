@@ -1,9 +1,11 @@
 """codex-deck's own record on disk: conversations, their Codex threads, what was sent, requests
 and traces, in SQLite.
 
-Writes are queued without blocking and committed in batches on a worker thread; `flush()`
-waits until everything queued so far is on disk (used before a message is sent, so the store
-always knows a message may have gone out). When the disk refuses a write, the store says so
+Writes are queued without blocking and committed in batches on a worker thread, at most
+every WRITE_PACE_SECONDS (a write queued under a key replaces the one queued before it under
+that key: a streaming answer's text so far); `flush()` waits until everything queued so far is
+on disk (used before a message is sent, so the store always knows a message may have gone
+out). When the disk refuses a write, the store says so
 once through `on_problem`, keeps the refused writes (up to a bound) and tries them again with
 the next ones; the app keeps working from memory meanwhile.
 """
@@ -27,7 +29,9 @@ from engine.errors import StoreError
 
 MAX_PENDING_WRITES = 50_000
 """Writes kept in memory while the disk refuses them (the oldest go first past this)."""
-SCHEMA_VERSION = 5
+WRITE_PACE_SECONDS = 0.2
+"""The least time between two batches committed in the background (each is a sync to disk)."""
+SCHEMA_VERSION = 6
 MIGRATIONS: tuple[str, ...] = (
     # 1: conversations, their threads, submissions and requests.
     """
@@ -97,6 +101,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE submissions ADD COLUMN secret INTEGER NOT NULL DEFAULT 0;
     """,
+    # 6: what had streamed of an answer that has not completed (it was cut off, or is still
+    # streaming): shown, marked cut off, when the turn is read back after a crash.
+    """
+    CREATE TABLE partials (
+        conversation_id TEXT NOT NULL,
+        turn_id TEXT NOT NULL,
+        item_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at REAL NOT NULL,
+        PRIMARY KEY (conversation_id, item_id)
+    );
+    """,
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
@@ -164,6 +180,7 @@ class Store:
         """Told when writes start failing (with why) and when they work again (None)."""
         self._connection = connection
         self._pending: list[Write] = []
+        self._latest: dict[tuple[str, ...], Callable[[], Write]] = {}
         self._wake = anyio.Event()
         self._lock = anyio.Lock()
 
@@ -270,6 +287,15 @@ class Store:
         ).fetchone()
         return row[0] if row is not None else None
 
+    def partials(self, conversation_id: str) -> list[tuple[str, str, str]]:
+        """What had streamed of the conversation's answers that never completed, oldest
+        first: (turn id, item id, text) (blocking)."""
+        rows = self._connection.execute(
+            "SELECT turn_id, item_id, text FROM partials WHERE conversation_id = ? ORDER BY at",
+            (conversation_id,),
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
     def trace_rows(self, conversation_id: str) -> list[tuple[str | None, str]]:
         """The stored trace of a conversation, oldest first: (turn id, event as JSON)
         (blocking)."""
@@ -299,10 +325,20 @@ class Store:
         self._pending.append((sql, params))
         self._wake.set()
 
+    def put_latest(self, key: tuple[str, ...], write: Callable[[], Write]) -> None:
+        """Queue a write that replaces the one still queued under `key` (committed after the
+        writes queued before it); `write()` makes it when the batch is committed, so what
+        changes often is put together only as often as it is written."""
+        self._latest.pop(key, None)
+        self._latest[key] = write
+        self._wake.set()
+
     async def flush(self) -> bool:
         """Commit everything queued so far; False if the disk refused it."""
         async with self._lock:
-            batch, self._pending = self._pending, []
+            batch = [*self._pending, *(write() for write in self._latest.values())]
+            self._pending = []
+            self._latest = {}
             if not batch:
                 return self.problem is None
             try:
@@ -323,11 +359,12 @@ class Store:
             await self._wake.wait()
             self._wake = anyio.Event()
             await self.flush()
+            await anyio.sleep(WRITE_PACE_SECONDS)
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
-            self._write(self._pending)
-        self._pending = []
+            self._write([*self._pending, *(write() for write in self._latest.values())])
+        self._pending, self._latest = [], {}
         self._connection.close()
 
     def _write(self, batch: list[Write]) -> None:

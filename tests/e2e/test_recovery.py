@@ -19,9 +19,10 @@ import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from engine.conversations.history import CUT_OFF
 from engine.engine import Engine
-from engine.events import EngineStatus, ItemCompleted, Notice, TurnCompleted
-from engine.protocol import CommandExecutionItem, UserMessageItem
+from engine.events import EngineEvent, EngineStatus, ItemCompleted, Notice, TurnCompleted
+from engine.protocol import AgentMessageItem, CommandExecutionItem, UserMessageItem
 from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
@@ -374,6 +375,35 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
         later = await log.turn_completed(info.id)
         assert later.seq > max(e.seq for e in earlier)
         assert engine.full_trace(info.id)[: len(earlier)] == earlier
+
+
+async def test_an_answer_a_stop_cut_short_is_shown_cut_off_after_a_restart(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    store_path = tmp_path / "store.sqlite3"
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+        conversation = await engine.new_conversation("Stopped")
+        await engine.submit(conversation.id, "take your time")
+        await scripted_model.wait_until_holding()
+        assert await engine.stop(conversation.id) == "stopped"
+        live = answers(await engine.history(conversation.id))
+
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+        [info] = engine.conversations()
+        restarted = answers(await engine.history(info.id))
+    assert live == restarted
+    [answer] = restarted
+    assert answer.startswith("Thinking this through step by step"), answer
+    assert answer.endswith(CUT_OFF)
+
+
+def answers(history: list[EngineEvent]) -> list[str]:
+    """The agent's answers in a conversation's history."""
+    return [
+        e.item.text
+        for e in history
+        if isinstance(e, ItemCompleted) and isinstance(e.item, AgentMessageItem)
+    ]
 
 
 async def test_a_codex_that_keeps_failing_to_start_is_given_up_with_what_it_said(

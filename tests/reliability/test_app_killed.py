@@ -61,3 +61,44 @@ def pending_in(store: Path) -> bool:
     with closing(sqlite3.connect(store)) as connection:
         query = "SELECT COUNT(*) FROM interactions WHERE state = 'pending'"
         return bool(connection.execute(query).fetchone()[0])
+
+
+def test_the_app_killed_mid_answer_shows_what_had_streamed_marked_cut_off(
+    isolated_settings: Path, model_url: str, model_requests: Path, tmp_path: Path, tally: Ledger
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    env = {"CODEX_DECK_CONFIG": str(isolated_settings)}
+    store = tmp_path / "store.sqlite3"
+    with running([], env) as app:
+        app.wait_for("codex online")
+        app.type("take your time\r")
+        app.wait_for("step by step")
+        # The answer so far is written a moment after it is shown (writes are paced).
+        app.wait_until(lambda: "step by step" in partial_in(store), "the answer in the store")
+        os.killpg(app.process.pid, signal.SIGKILL)
+        app.process.wait(timeout=20)
+
+    with running([], env) as app:
+        app.wait_for("codex online")
+        app.wait_for("cut off")
+        shown = app.text
+        app.type("\x11")
+        exit_code = app.process.wait(timeout=20)
+    lost, reruns = lost_and_reruns(asked_in(model_requests), ["take your time"])
+    tally(
+        "fault",
+        "the whole app SIGKILLed mid-answer, restarted: the answer so far shown, cut off",
+        lost=lost,
+        reruns=reruns,
+        crashes=int(exit_code != 0),
+    )
+    assert "Thinking this through step by step" in shown
+    assert "the rest of this answer never arrived" in shown
+    assert (lost, reruns, exit_code) == (0, 0, 0)
+
+
+def partial_in(store: Path) -> str:
+    """The text the store keeps of answers that never completed."""
+    with closing(sqlite3.connect(store)) as connection:
+        rows = connection.execute("SELECT text FROM partials").fetchall()
+    return "".join(row[0] for row in rows)
