@@ -242,8 +242,11 @@ async def _body(source: BufferedByteReceiveStream, headers: dict[str, str]) -> s
 
 
 def daemon_socket(codex_home: Path | None) -> Path:
-    """Where `codex app-server daemon` (and `--listen unix://`) listens for this CODEX_HOME."""
-    home = codex_home.expanduser() if codex_home is not None else Path.home() / ".codex"
+    """Where `codex app-server daemon` (and `--listen unix://`) listens for this CODEX_HOME
+    (unset: codex's own, `$CODEX_HOME` or ~/.codex, as codex finds it)."""
+    if codex_home is None:
+        codex_home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+    home = codex_home.expanduser()
     return home / "app-server-control" / "app-server-control.sock"
 
 

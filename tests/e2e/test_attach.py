@@ -145,3 +145,15 @@ async def test_a_running_daemon_for_this_codex_home_is_found(
     url = f"unix://{daemon_socket(codex_home)}"
     async with listening(scripted_model, codex_home, workspace, url):
         assert await running_daemon(codex_home) == url
+
+
+async def test_with_codex_home_unset_the_daemon_is_looked_for_where_codex_home_says(
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    url = f"unix://{daemon_socket(codex_home)}"
+    async with listening(scripted_model, codex_home, workspace, url):
+        assert await running_daemon(None) == url
