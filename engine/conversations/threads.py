@@ -58,7 +58,9 @@ class Threads:
         """Codex's threads in this CODEX_HOME that no conversation here follows, newest first
         (made by the Codex CLI, an IDE, or another app-server)."""
         followed = {c.thread_id for c in self._core.conversations.all()}
-        params = wire.ThreadListParams(limit=limit, sort_key="updated_at")
+        params = wire.ThreadListParams(
+            limit=limit, sort_key="updated_at", source_kinds=wire.TOP_LEVEL_SOURCES
+        )
         listed = await self._core.server.call("thread/list", params, wire.ThreadListResult)
         return [thread for thread in listed.data if thread.id not in followed]
 

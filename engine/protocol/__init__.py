@@ -8,6 +8,7 @@ from engine.protocol.base import ServerNotification, WireModel
 from engine.protocol.client_requests import (
     SANDBOX_POLICIES,
     TEXT_INPUT_CHARS,
+    TOP_LEVEL_SOURCES,
     Account,
     AccountReadParams,
     AccountReadResult,
@@ -193,6 +194,7 @@ from engine.protocol.workspace import (
 __all__ = [
     "SANDBOX_POLICIES",
     "TEXT_INPUT_CHARS",
+    "TOP_LEVEL_SOURCES",
     "USER_SHELL",
     "USER_SHELL_SANDBOXED",
     "AcceptWithExecPolicyAmendment",

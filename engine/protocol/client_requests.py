@@ -140,6 +140,22 @@ class ThreadTurnsListResult(WireModel):
     next_cursor: str | None = None
 
 
+ThreadSourceKind = Literal[
+    "cli",
+    "vscode",
+    "exec",
+    "appServer",
+    "subAgent",
+    "subAgentReview",
+    "subAgentCompact",
+    "subAgentThreadSpawn",
+    "subAgentOther",
+    "unknown",
+]
+TOP_LEVEL_SOURCES: list[ThreadSourceKind] = ["cli", "vscode", "exec", "appServer", "unknown"]
+"""Where a thread a person started comes from (not a sub-agent's)."""
+
+
 class ThreadListParams(WireModel):
     method: ClassVar[str] = "thread/list"
     schema_name = "ThreadListParams"
@@ -147,6 +163,8 @@ class ThreadListParams(WireModel):
     cursor: str | None = None
     sort_key: Literal["created_at", "updated_at"] | None = None
     archived: bool | None = None
+    source_kinds: list[ThreadSourceKind] | None = None
+    """Left out, codex lists only threads of interactive sources (not `codex exec`'s)."""
 
 
 class ThreadListResult(WireModel):

@@ -27,6 +27,7 @@ from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.binary import find_codex
+from engine.transport.launch import launch_for
 from engine.transport.offline import offline_settings
 from tests.e2e.conftest import open_codex
 from tests.e2e.eventlog import EventLog, recording
@@ -381,7 +382,7 @@ async def test_an_answer_a_stop_cut_short_is_shown_cut_off_after_a_restart(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
         conversation = await engine.new_conversation("Stopped")
         await engine.submit(conversation.id, "take your time")
         await scripted_model.wait_until_holding()
@@ -496,6 +497,29 @@ async def test_a_thread_made_by_another_app_server_is_listed_and_opened(
         again = await engine.execute(mine.id, f"/open {thread_id[:13]}")
         assert not again.ok
         assert "no thread" in again.message
+
+
+async def test_a_thread_made_by_codex_exec_is_listed(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    launch = launch_for(settings, find_codex(None).path, workspace)
+    overrides = [arg for override in launch.overrides for arg in ("-c", override)]
+    made = await anyio.run_process(
+        [str(launch.binary), "exec", *overrides, "--skip-git-repo-check", "count for me"],
+        cwd=workspace,
+        env={**os.environ, "CODEX_HOME": str(codex_home)},
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr.decode()[-800:]
+    async with deck(scripted_model, codex_home, workspace, tmp_path / "s.sqlite3") as (
+        engine,
+        _,
+        _,
+    ):
+        mine = await engine.new_conversation("Mine")
+        listed = await engine.execute(mine.id, "/threads")
+    assert "count for me" in listed.message, listed.message
 
 
 async def one_turn_kept(
