@@ -125,6 +125,7 @@ async def search(
 
     hits = await anyio.to_thread.run_sync(in_memory)
     if store is not None:
+        await store.flush()  # what was archived or brought back a moment ago is in it
         rows = await anyio.to_thread.run_sync(store.archived_items_like, like_pattern(query), limit)
         for _, title, thread_id, text in rows:
             with contextlib.suppress(RecordingError, ValueError):
