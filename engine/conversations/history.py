@@ -180,7 +180,11 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
             parts = streamed.get(item.id, [])
             if not "".join(parts):
                 continue
-            item = cut_off(item.id, parts)
+            item = (
+                cut_off(item.id, parts)
+                if turn.status != "completed"
+                else item.model_copy(update={"text": "".join(parts)})
+            )
         items.append(item)
     return items
 

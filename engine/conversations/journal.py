@@ -138,6 +138,8 @@ class Journal:
         elif isinstance(event, TurnCompleted):
             for ended in [k for k in self._streaming if k[2] == event.turn_id]:
                 del self._streaming[ended]
+                if event.status == "completed":  # cut short by a steer: the turn went on
+                    self._forget_partial(self.store, ended[0], ended[1])
         if isinstance(event, InteractionRequested):
             info = event.interaction
             self.store.put(
@@ -191,7 +193,11 @@ class Journal:
         if not isinstance(item, AgentMessageItem) or not item.text:
             return
         self._streaming.pop((conversation_id, item.id, event.turn_id), None)
+        self._forget_partial(store, conversation_id, item.id)
+
+    @staticmethod
+    def _forget_partial(store: Store, conversation_id: str, item_id: str) -> None:
         delete = "DELETE FROM partials WHERE conversation_id = ? AND item_id = ?"
         store.put_latest(
-            ("partial", conversation_id, item.id), lambda: (delete, (conversation_id, item.id))
+            ("partial", conversation_id, item_id), lambda: (delete, (conversation_id, item_id))
         )

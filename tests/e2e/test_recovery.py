@@ -21,7 +21,14 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 
 from engine.conversations.history import CUT_OFF
 from engine.engine import Engine
-from engine.events import EngineEvent, EngineStatus, ItemCompleted, Notice, TurnCompleted
+from engine.events import (
+    EngineEvent,
+    EngineStatus,
+    ItemCompleted,
+    ItemDelta,
+    Notice,
+    TurnCompleted,
+)
 from engine.protocol import AgentMessageItem, CommandExecutionItem, UserMessageItem
 from engine.records.store import Store
 from engine.scripted_model import ScriptedModel
@@ -382,10 +389,12 @@ async def test_an_answer_a_stop_cut_short_is_shown_cut_off_after_a_restart(
     scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     store_path = tmp_path / "store.sqlite3"
-    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, _, _):
+    async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
         conversation = await engine.new_conversation("Stopped")
         await engine.submit(conversation.id, "take your time")
-        await scripted_model.wait_until_holding()
+        await log.wait_for(
+            ItemDelta, lambda _: "step by step" in "".join(d.text for d in log.of(ItemDelta))
+        )
         assert await engine.stop(conversation.id) == "stopped"
         live = answers(await engine.history(conversation.id))
 

@@ -46,7 +46,8 @@ TURNS = [
 """What the transcript shows, in order: each entry's kind and a part of its text."""
 REOPENED = [(kind, text) for kind, text in TURNS if kind != "reasoning" and "Thinking" not in text]
 """What it shows reopened: the same but for the reasoning, and the answer the steer cut short
-(codex's thread keeps neither, and the store keeps no deltas)."""
+(codex's thread keeps neither, and the store lets an answer's text so far go once its turn
+has completed: only a turn that never completed shows an answer cut off)."""
 
 
 def shown(app: CodexDeckApp) -> list[tuple[str, str]]:
