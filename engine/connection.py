@@ -115,14 +115,32 @@ class Connection:
         """Set when the app-server goes away unexpectedly."""
         self._restarts = 0
         """How often in a row codex is started again when it goes away (none: it is not)."""
+        self.status: EngineStatus | None = None
+        """How codex is, as last told (None: nothing told yet; it is online)."""
 
     def attach(self, server: AppServer) -> None:
         """Take `server` as codex: follow what it sends and answer what it asks."""
-        self._core.link.server = server
-        self._side_chats.parent = server
+        self._core.link.reached = server
         received = server.rpc.subscribe()
         server.handle_requests(self._core.router.requests.answer)
         self._core.tasks.start_soon(self._route, server, received)
+
+    def unreached(self, reason: str, what: str) -> None:
+        """codex could not be reached at start (`reason`); it will be reached again (`what`
+        says how): until then nothing goes to it, and a message waits for it."""
+        link = self._core.link
+        link.reached, link.unreached, link.status = None, reason, "failed"
+        link.back = anyio.Event()
+        self._restorer.resumed.set()  # nothing to resume now: it is done once codex is back
+        self._status("failed", reason)
+        self._core.notices.say(
+            None,
+            "error",
+            f"codex could not be {'reached' if link.shared else 'started'}: {reason}. The "
+            "conversations are shown as codex-deck kept them; what you send waits until codex "
+            f"is back ({what} meanwhile).",
+        )
+        self._lost.set()
 
     def keep_alive(self, reopen: Reopen, what: str) -> None:
         """From now on, start or reach codex again whenever it goes away (`what` says how)."""
@@ -145,7 +163,7 @@ class Connection:
                     if not fast:
                         router.handle(typed(incoming))
         link = self._core.link
-        if not link.closing and server is link.server:
+        if not link.closing and server is link.reached:
             self._gone(server.rpc.closed_reason or "the app-server went away")
             self._lost.set()
 
@@ -207,7 +225,13 @@ class Connection:
 
     def _status(self, status: Literal["starting", "online", "failed"], detail: str) -> None:
         emitter = self._core.emitter
-        emitter.emit(EngineStatus(**emitter.stamp(None), status=status, detail=detail))
+        self.status = EngineStatus(
+            **emitter.stamp(None),
+            status=status,
+            detail=detail,
+            coming_back=self._core.link.coming_back,
+        )
+        emitter.emit(self.status)
 
     async def shut_down(self) -> None:
         """Decline what waits for an answer, stop running turns (waiting a little for them to
@@ -224,7 +248,8 @@ class Connection:
             self._core.router.requests.expire(pending, "codex-deck is closing", "codex-deck")
         await self._side_chats.close_all(None, "codex-deck is closing")
         with anyio.move_on_after(SHUTDOWN_SECONDS):
-            await link.server.rpc.replies_sent()
+            if link.reached is not None:
+                await link.reached.rpc.replies_sent()
             async with anyio.create_task_group() as stopping:
                 for conversation in self._core.conversations.all():
                     if conversation.turn_id is not None and not link.shared:

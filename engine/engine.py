@@ -6,7 +6,7 @@ records) and hands each call to the room that does it."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -23,7 +23,13 @@ from engine.conversations.diffs import DiffOf, Diffs, DiffView
 from engine.conversations.emitter import Emitter
 from engine.conversations.files import FileSearch
 from engine.conversations.goals import Goals
-from engine.conversations.history import HISTORY_TURNS, Prefetched, history_events, last_turns
+from engine.conversations.history import (
+    HISTORY_TURNS,
+    Prefetched,
+    history_events,
+    last_turns,
+    traced_turns,
+)
 from engine.conversations.interactions import Answer, Interactions
 from engine.conversations.journal import Journal
 from engine.conversations.lifecycle import Lifecycle
@@ -38,9 +44,11 @@ from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import SubmitMode, Turns
 from engine.conversations.user_turns import UserTurns
+from engine.errors import ConnectionClosed
 from engine.events import (
     ConversationInfo,
     EngineEvent,
+    EngineStatus,
     InteractionInfo,
     Notice,
     SideChatInfo,
@@ -75,7 +83,7 @@ class Engine:
     def __init__(
         self,
         settings: Settings,
-        server: AppServer,
+        server: AppServer | None,
         tasks: TaskGroup,
         cwd: Path,
         launch: Launch | None = None,
@@ -112,7 +120,7 @@ class Engine:
             self._notices.say,
         )
         self._side_chats = SideChats(
-            self._emitter, server, launch, settings.limits.side_answer_chars
+            self._emitter, lambda: self._link.server, launch, settings.limits.side_answer_chars
         )
         core = Core(
             settings,
@@ -178,16 +186,32 @@ class Engine:
         dies is restarted (with backoff). On exit, pending interactions are declined and
         running turns stopped (attached, nothing is: see Connection.shut_down).
 
+        A codex that cannot be reached at start, when it can be reached again later (started
+        again, or attached to again), leaves the engine open without it: the conversations
+        are shown as the store keeps them and codex is reached again with backoff (`online`
+        is False meanwhile; a message waits for it as after a restart).
+
         Raises:
-            CodexNotFound, CodexTooOld, ConnectionClosed: codex could not be started.
+            CodexNotFound, CodexTooOld: codex could not be started.
+            ConnectionClosed: codex could not be reached, and nothing would reach it again.
             SettingsError: the working directory is not there.
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
         reached = await reach(settings, cwd, transport, attach, early)
-        async with task_group() as tasks, reached.first as server:
+        async with task_group() as tasks, AsyncExitStack() as connected:
+            try:
+                server: AppServer | None = await connected.enter_async_context(reached.first)
+                unreached = ""
+            except ConnectionClosed as error:
+                if reached.reopen is None:
+                    raise
+                server, unreached = None, str(error)
             engine = cls(settings, server, tasks, cwd, reached.launch, store)
             engine._link.shared = attach is not None
-            engine._connection.attach(server)
+            if server is None:
+                engine._connection.unreached(unreached, reached.again)
+            else:
+                engine._connection.attach(server)
             if store is not None:
                 store.on_problem = engine._restorer.store_problem
                 tasks.start_soon(store.run)
@@ -216,7 +240,8 @@ class Engine:
     @property
     def app_server_pid(self) -> int | None:
         """The app-server's process id, when codex-deck started it."""
-        pid = getattr(self._link.server.transport, "pid", None)
+        server = self._link.reached
+        pid = getattr(server.transport, "pid", None) if server is not None else None
         return pid if isinstance(pid, int) else None
 
     def events(self) -> Subscription[EngineEvent]:
@@ -388,15 +413,27 @@ class Engine:
         if conversation.thread_id is None:
             return []
         thread_id = conversation.thread_id
+        trace = self._emitter.trace(conversation.id)
+        if self._link.status != "online":  # codex cannot be asked: as the trace kept them
+            listed, more = traced_turns(trace.turn_ids(), trace.turn, turns)
+            return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
         fetched = await self._prefetched.take(conversation.id, thread_id, turns)
         listed, more = fetched or await last_turns(self._link.server, thread_id, turns)
-        trace = self._emitter.trace(conversation.id)
         return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""
         conversation = self._conversations.get(conversation_id)
         return session_info(conversation, self._settings, self._router.reports.limits.windows())
+
+    @property
+    def online(self) -> bool:
+        """codex is reached and running (not away, being reached again, or stopping)."""
+        return self._link.status == "online"
+
+    def engine_status(self) -> EngineStatus | None:
+        """How codex is, as last told (None: nothing told yet; it is online)."""
+        return self._connection.status
 
     def general_notices(self) -> list[Notice]:
         """What codex-deck said that belongs to no conversation (a store moved aside, codex

@@ -225,6 +225,8 @@ class Notice(EngineEvent):
 class EngineStatus(EngineEvent):
     status: Literal["starting", "online", "stopping", "failed"]
     detail: str
+    coming_back: bool = False
+    """codex is away and being started (or reached) again: what is sent waits for it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

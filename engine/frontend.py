@@ -19,6 +19,7 @@ from engine.engine import SEARCH_HITS, Attach, Engine
 from engine.events import (
     ConversationInfo,
     EngineEvent,
+    EngineStatus,
     InteractionInfo,
     Notice,
     SideChatInfo,
@@ -80,6 +81,10 @@ class Backend(Protocol):
     def full_trace(self, conversation_id: str) -> list[EngineEvent]: ...
 
     def general_notices(self) -> list[Notice]: ...
+
+    def engine_status(self) -> EngineStatus | None:
+        """How codex is, as last told (None: nothing told; it is online)."""
+        ...
 
     def session_info(self, conversation_id: str) -> SessionInfo: ...
 
@@ -149,8 +154,10 @@ def live_backend(
         try:
             opened = Engine.open(settings, cwd=cwd, store=store, attach=attach, early=started)
             async with opened as engine:
-                account = await engine.account()
-                signed_out = account.account is None and account.requires_openai_auth
+                signed_out = False
+                if engine.online:  # else it cannot be asked: the user's codex, as it comes
+                    account = await engine.account()
+                    signed_out = account.account is None and account.requires_openai_auth
                 if attach is not None or not signed_out:
                     served = True
                     yield engine

@@ -23,6 +23,7 @@ from engine.events import (
     ConversationInfo,
     ConversationUpdated,
     EngineEvent,
+    EngineStatus,
     InteractionInfo,
     InteractionRequested,
     InteractionResolved,
@@ -219,6 +220,10 @@ class ReplayBackend:
     def general_notices(self) -> list[Notice]:
         """A replay sends every event through its stream; nothing came before it."""
         return []
+
+    def engine_status(self) -> EngineStatus | None:
+        """A replay reaches no codex."""
+        return None
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """A replay sends every event through its stream; nothing came before it."""

@@ -58,6 +58,32 @@ async def last_turns(server: AppServer, thread_id: str, limit: int) -> tuple[lis
     return read.thread.turns[-limit:], len(read.thread.turns) > limit
 
 
+def traced_turns(
+    turn_ids: list[str | None], traced: Callable[[str], list[EngineEvent]], limit: int
+) -> tuple[list[Turn], bool]:
+    """The last `limit` turns as codex-deck's trace kept them (for when codex cannot be
+    asked), oldest first, and whether there are earlier ones: each with the items completed
+    in it and its status as it ended (inProgress when its end was not seen)."""
+    turns = []
+    for turn_id in turn_ids:
+        if turn_id is None:
+            continue  # what happened between turns
+        events = traced(turn_id)
+        ended = next((e for e in events if isinstance(e, TurnCompleted)), None)
+        items = [e.item for e in events if isinstance(e, ItemCompleted)]
+        if ended is None and not items:
+            continue
+        turns.append(
+            Turn(
+                id=turn_id,
+                status=ended.status if ended is not None else RUNNING,
+                items=items,
+                duration_ms=ended.duration_ms if ended is not None else None,
+            )
+        )
+    return turns[-limit:], len(turns) > limit
+
+
 @dataclass
 class _Page:
     thread_id: str

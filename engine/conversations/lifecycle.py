@@ -39,7 +39,8 @@ class Lifecycle:
         """Create a conversation and start its Codex thread.
 
         If codex refuses the thread, the conversation is `failed` (a notice says why) and
-        the next submission tries again.
+        the next submission tries again. While codex is away (being started or reached
+        again), its first message starts the thread once codex is back.
         """
         conversation = Conversation(
             id=uuid.uuid4().hex[:12],
@@ -48,7 +49,8 @@ class Lifecycle:
         )
         self._core.conversations.add(conversation)
         self._core.router.updated(conversation)
-        await self._turns.start_thread(conversation)
+        if not self._core.link.coming_back:
+            await self._turns.start_thread(conversation)
         return self.info(conversation)
 
     def rename(self, conversation_id: str, title: str) -> ConversationInfo:

@@ -1,5 +1,6 @@
 """The codex in use, and how it is: online, being started (or reached) again after it went
-away, failed, or stopping with codex-deck. Whatever sends to codex asks here first."""
+away or could not be reached at start, failed, or stopping with codex-deck. Whatever sends to
+codex asks here first."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Literal
 
 import anyio
 
+from engine.errors import ConnectionClosed
 from engine.transport.appserver import AppServer
 
 LinkStatus = Literal["online", "stopping", "failed"]
@@ -15,8 +17,9 @@ LinkStatus = Literal["online", "stopping", "failed"]
 
 @dataclass(eq=False)
 class Link:
-    server: AppServer
-    """The codex in use: it changes when codex is started (or reached) again."""
+    reached: AppServer | None
+    """The codex in use: it changes when codex is started (or reached) again. None while
+    codex has not been reached since codex-deck started (`unreached` says why)."""
     status: LinkStatus = "online"
     """failed: codex went away (it is being started again, or could not be)."""
     closing: bool = False
@@ -27,6 +30,19 @@ class Link:
     back: anyio.Event = field(default_factory=anyio.Event)
     """Unset while codex is being started (or reached) again after it went away; set when
     it is back, or will not be."""
+    unreached: str = ""
+    """Why codex could not be reached at start (while `reached` is None)."""
+
+    @property
+    def server(self) -> AppServer:
+        """The codex in use.
+
+        Raises:
+            ConnectionClosed: codex has not been reached since codex-deck started.
+        """
+        if self.reached is None:
+            raise ConnectionClosed(self.unreached)
+        return self.reached
 
     @property
     def coming_back(self) -> bool:
@@ -37,4 +53,6 @@ class Link:
         """Why nothing can be sent to codex now (None: it can)."""
         if self.status == "online":
             return None
-        return self.server.rpc.closed_reason or self.status
+        if self.reached is None:
+            return self.unreached
+        return self.reached.rpc.closed_reason or self.status

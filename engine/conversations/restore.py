@@ -68,7 +68,9 @@ class Restorer:
         """The codex in use now (it changes when codex is restarted)."""
         self._notice = notice
         self.resumed = anyio.Event()
-        """Set once the conversations brought back at start are resumed and settled."""
+        """Set once the conversations brought back at start are resumed and settled (or at
+        once when codex could not be reached at start: they are resumed as it is reached,
+        before what waits for codex goes)."""
         self._resuming = anyio.CancelScope()
 
     async def restored(self) -> None:
@@ -110,7 +112,8 @@ class Restorer:
                 f"The store could not be read, so it was moved to {store.moved_aside} (kept, "
                 "not deleted) and a new one was started.",
             )
-        if prefetch is not None:
+        unreached = self._link.reached is None
+        if prefetch is not None and not unreached:
             for stored in loaded.conversations:
                 if not stored.archived and stored.thread_id is not None:
                     prefetch.start(tasks, self._link.server, stored.id, stored.thread_id)
@@ -145,8 +148,9 @@ class Restorer:
                     submission.settled = kept.state == "unknown"
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
-        self._link.server.hold(self.resumed)
-        tasks.start_soon(self._resume_at_start, prefetch)
+        if not unreached:
+            self._link.server.hold(self.resumed)
+            tasks.start_soon(self._resume_at_start, prefetch)
 
     async def _resume_at_start(self, prefetch: Prefetched | None) -> None:
         try:

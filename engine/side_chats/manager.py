@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from itertools import count
 
 from anyio.abc import TaskGroup
@@ -27,11 +28,15 @@ class SideChats:
     """The side chats of all conversations, each in its own private codex process."""
 
     def __init__(
-        self, emitter: Emitter, parent: AppServer, launch: Launch | None, answer_limit: int
+        self,
+        emitter: Emitter,
+        parent: Callable[[], AppServer],
+        launch: Launch | None,
+        answer_limit: int,
     ) -> None:
         self._emitter = emitter
-        self.parent = parent
-        """The conversation's app-server (replaced when codex is restarted)."""
+        self._parent = parent
+        """The conversations' app-server (replaced when codex is restarted)."""
         self._launch = launch
         self._answer_limit = answer_limit
         self._chats: dict[str, SideChat] = {}
@@ -179,7 +184,7 @@ class SideChats:
         """
         params = wire.ConfigReadParams(cwd=conversation.cwd)
         try:
-            read = await self.parent.call("config/read", params, wire.ConfigReadResult)
+            read = await self._parent().call("config/read", params, wire.ConfigReadResult)
         except (RpcError, ConnectionClosed) as error:
             raise SideChatUnsupported(
                 f"Could not read codex's config to turn its MCP servers off ({error}); "

@@ -1,17 +1,29 @@
 """Detaching from a shared codex app-server stops nothing, and attaching again follows what
 runs there: the turn keeps running, is shown live and can be stopped; what it asks can be
-answered by the client that attaches next."""
+answered by the client that attaches next. A shared codex that is not there at start leaves
+the conversations shown as the store keeps them, and a message waits for it."""
 
 from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
 
+import anyio
 import pytest
 
 from engine.conversations.interactions import Approve
 from engine.engine import Engine
-from engine.events import InteractionRequested, InteractionResolved, Notice, TurnCompleted
+from engine.events import (
+    EngineStatus,
+    InteractionRequested,
+    InteractionResolved,
+    ItemCompleted,
+    Notice,
+    TurnCompleted,
+)
+from engine.protocol import AgentMessageItem, UserMessageItem
+from engine.records.store import Store
+from engine.results import SubmitOutcome
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
@@ -112,4 +124,63 @@ async def test_a_request_left_by_a_detached_client_is_asked_of_the_next(
         "fault",
         "detached with an approval waiting: asked again of the next client",
         unapproved=0,
+    )
+
+
+async def test_a_codex_not_there_at_start_leaves_the_conversations_shown_and_a_message_waits(
+    scripted_model: ScriptedModel,
+    codex_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+    tally: Ledger,
+) -> None:
+    url = f"unix://{tmp_path / 'codex.sock'}"
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    attach = partial(connect, url)
+    store_path = tmp_path / "store.sqlite3"
+    async with (
+        listening(scripted_model, codex_home, workspace, url),
+        Engine.open(settings, cwd=workspace, attach=attach, store=Store.open(store_path)) as first,
+        recording(first) as first_log,
+    ):
+        conversation = await first.new_conversation("Kept")
+        await first.submit(conversation.id, "count for me")
+        await first_log.turn_completed(conversation.id)
+    asked_before = len(scripted_model.responses_requests())
+
+    store = Store.open(store_path)
+    async with (
+        Engine.open(settings, cwd=workspace, attach=attach, store=store) as engine,
+        recording(engine) as log,
+    ):
+        assert not engine.online
+        status = engine.engine_status()
+        assert status is not None
+        assert status.coming_back, status
+        assert [c.title for c in engine.conversations()] == ["Kept"]
+        history = await engine.history(conversation.id)
+        shown = [e.item for e in history if isinstance(e, ItemCompleted)]
+        assert [type(item) for item in shown] == [UserMessageItem, AgentMessageItem]
+        assert isinstance(shown[1], AgentMessageItem)
+        assert "twenty" in shown[1].text
+        said = [n.text for n in engine.general_notices()]
+        assert any("codex could not be reached" in text for text in said), said
+
+        async with anyio.create_task_group() as tasks:
+            sent: list[SubmitOutcome] = []
+
+            async def send() -> None:
+                sent.append(await engine.submit(conversation.id, "count for me"))
+
+            tasks.start_soon(send)
+            await log.wait_for(EngineStatus, lambda e: e.status == "starting")
+            assert not sent, "nothing goes while codex is away"
+            async with listening(scripted_model, codex_home, workspace, url):
+                await log.wait_for(EngineStatus, lambda e: e.status == "online")
+                ended = await log.turn_completed(conversation.id)
+                assert ended.status == "completed"
+        assert [outcome.how for outcome in sent] == ["started"]
+        assert len(scripted_model.responses_requests()) == asked_before + 1, "it went once"
+    tally(
+        "fault", "codex not there at start: conversations shown, a message waits", lost=0, reruns=0
     )

@@ -153,11 +153,14 @@ class MainScreen(PickingScreen):
         for notice in said:
             if notice.level == "error":
                 self.notify(inert(notice.text), severity="error", markup=False)
+        status = backend.engine_status()
         if isinstance(backend, ReplayBackend):
             self.status.set_engine_state("replay (read-only)")
+        elif status is not None and status.status != "online":
+            self._engine_status(status)
         else:
             self.status.set_engine_state("offline demo" if backend.offline else "codex online")
-        self.view.engine_up(backend)
+        self.view.engine_up(backend, status.detail if status and status.coming_back else "")
         self.app.refresh_bindings()  # the keys that work now (a replay's) into the key bar
 
     @property
@@ -171,6 +174,17 @@ class MainScreen(PickingScreen):
         self.status.set_engine_state(state)
         self.view.engine_failed(why)
 
+    def _engine_status(self, event: EngineStatus) -> None:
+        """How codex is, in the status bar; a message held for it goes as it comes back."""
+        detail = "" if event.status == "online" else f" — {event.detail}"
+        self.status.set_engine_state(f"codex {event.status}{detail}")
+        if event.coming_back:
+            self.view.codex_away(event.detail)
+        elif event.status == "online":
+            self.view.codex_away("")
+        elif event.status == "failed":
+            self.view.codex_lost(event.detail)
+
     async def on_engine_batch(self, message: EngineBatch) -> None:
         if not self.is_attached:
             return  # a main screen replaced (the app moved to another codex)
@@ -180,8 +194,7 @@ class MainScreen(PickingScreen):
             if isinstance(event, ConversationUpdated):
                 await self._update_conversation(event.info)
             elif isinstance(event, EngineStatus):
-                detail = "" if event.status == "online" else f" — {event.detail}"
-                self.status.set_engine_state(f"codex {event.status}{detail}")
+                self._engine_status(event)
             elif isinstance(event, McpServerChanged):
                 self.status.mcp_server(event.name, event.status)
             elif isinstance(event, InteractionRequested):

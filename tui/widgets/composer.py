@@ -117,9 +117,11 @@ class Composer(DraftBox):
 
     def __init__(self) -> None:
         super().__init__(id="composer")
-        self.engine: Literal["starting", "up", "failed"] = "starting"
-        """Whether codex is up: a message sent before it is held in the box; once it is, the
-        box is emptied as Enter is pressed, so what is typed next starts afresh."""
+        self.engine: Literal["starting", "up", "away", "failed"] = "starting"
+        """Whether codex is up: a message sent before it is held in the box, and one sent
+        while codex is away (being started or reached again: a command goes on, it can do
+        without codex); once it is up, the box is emptied as Enter is pressed, so what is
+        typed next starts afresh."""
         self.sent: list[str] = []
         self._history_at: int | None = None
         self._draft = ""
@@ -308,9 +310,9 @@ class Composer(DraftBox):
         shown = self.text
         if not shown.strip():
             return
-        if self.engine == "starting":
+        if self.engine == "starting" or (self.engine == "away" and not is_command(shown)):
             self.hold(mode)
-        elif self.engine == "up":
+        elif self.engine in ("up", "away"):
             self.text = ""
             self._history_at = None
         self.post_message(self.Submitted(self, self.expanded(shown), mode))
@@ -346,6 +348,12 @@ class Composer(DraftBox):
         elif mention != files.mention:
             files.looking(mention)  # the files found for what was typed before stay meanwhile
             self.post_message(self.MentionTyped(self, mention))
+
+
+def is_command(text: str) -> bool:
+    """Whether what is written is a slash command (`//` starts a message)."""
+    written = text.lstrip()
+    return written.startswith("/") and not written.startswith("//")
 
 
 def placeholder(pasted: str, lines: int, taken: Collection[str]) -> str:

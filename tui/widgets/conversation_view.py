@@ -26,7 +26,7 @@ from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.command import CommandCell
 from tui.widgets.composer import CommandCompletion, Composer
-from tui.widgets.draft import HELD, Draft
+from tui.widgets.draft import HELD, Draft, away
 from tui.widgets.find_bar import Closed as FindClosed
 from tui.widgets.find_bar import FindBar
 from tui.widgets.mentions import FileCompletion
@@ -79,6 +79,8 @@ class ConversationView(Vertical):
         """Where what is typed goes (None until the engine is up)."""
         self._failed = ""
         """Why the engine could not start, if it could not."""
+        self._away = ""
+        """Why codex is away while it is being started (or reached) again."""
         self._info: ConversationInfo | None = None
         """How the conversation shown is."""
         self._idle_escape = 0.0
@@ -119,27 +121,49 @@ class ConversationView(Vertical):
             self.note(HELD, error=False)
 
     def held(self, event: Composer.Submitted) -> bool:
-        """Whether a message sent stays in the box instead: held until the engine is up, or
-        kept because it could not start (saying so)."""
+        """Whether a message sent stays in the box instead: held until the engine is up or
+        codex is back, or kept because the engine could not start (saying so)."""
         if self._failed:
             self.note(self._failed)
             return True
-        if self.backend is not None:
+        if self.backend is not None and self.composer.held is None:
             return False
         if self.composer.held is None:
             self.composer.hold(event.mode)
-        self.note(HELD, error=False)
+        self.note(away(self._away) if self._away else HELD, error=False)
         return True
 
-    def engine_up(self, backend: Backend) -> None:
-        """The engine is up: what is typed goes to it; a message held meanwhile goes now."""
+    def engine_up(self, backend: Backend, away: str = "") -> None:
+        """The engine is up: what is typed goes to it; a message held meanwhile goes now (or
+        once codex is back, when it is `away`)."""
         self.backend = backend
+        self.composer.engine = "up"
+        self.codex_away(away)
+
+    def codex_away(self, why: str) -> None:
+        """codex is away (`why`) and being started or reached again: a message sent waits in
+        the box (saying so) until it is back (`why` empty), and goes then."""
         composer = self.composer
+        self._away = why
+        if why:
+            composer.engine = "away"
+            if composer.held is not None:
+                self.note(away(why), error=False)
+            return
         composer.engine = "up"
         held = composer.release()
         if held is not None:
             self.note("")
             composer.submit(held)
+
+    def codex_lost(self, why: str) -> None:
+        """codex will not be back (`why`): a message held for it stays in the box, held no
+        longer."""
+        self._away = ""
+        composer = self.composer
+        composer.engine = "up"
+        if composer.release() is not None:
+            self.note(f"Not sent: {why}")
 
     def engine_failed(self, why: str) -> None:
         """The engine could not start: say why; what is written stays, held no longer."""

@@ -13,6 +13,12 @@ from textual.widgets import TextArea
 PLACEHOLDER = "Write to codex · Enter sends · / lists the commands"
 HELD = "your message goes as soon as codex is up · esc keeps it here to edit"
 
+
+def away(why: str) -> str:
+    """What a message held while codex is away says (`why`: how it is being brought back)."""
+    return f"codex is away ({why}): your message goes once it is back · esc keeps it here to edit"
+
+
 Mode = Literal["auto", "queue"]
 """How a message goes: at once (steering a running turn), or queued after it."""
 
