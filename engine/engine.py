@@ -36,6 +36,7 @@ from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.link import Link
 from engine.conversations.mcp import McpServers
 from engine.conversations.notices import Notices
+from engine.conversations.provider_probe import ProviderProbe
 from engine.conversations.restore import Restorer
 from engine.conversations.review import Reviews
 from engine.conversations.rewind import Rewinds
@@ -106,6 +107,7 @@ class Engine:
             self._interactions,
             lambda conversation: self._turns.start_next(conversation),
             self._journal,
+            lambda conversation: self._provider_probe.check(conversation),
             quiet=OFFLINE_NOISE if self.offline else (),
         )
         self._prefetched = Prefetched()
@@ -134,6 +136,7 @@ class Engine:
             self._link,
         )
         self._turns = Turns(core, self._restorer)
+        self._provider_probe = ProviderProbe(core)
         self._connection = Connection(core, self._turns, self._restorer, self._side_chats)
         self._lifecycle = Lifecycle(core, self._turns, cwd, self._side_chats.close_all)
         self._account = Account(lambda: self._link.server)

@@ -15,6 +15,7 @@ from engine.conversations.item_keys import keyed
 from engine.conversations.journal import Journal
 from engine.conversations.reports import ENGINE_WIDE_REPORTS, Reports
 from engine.conversations.requests import Requests
+from engine.conversations.retries import Retries
 from engine.conversations.shell_runs import ShellRuns
 from engine.events import (
     AccountChanged,
@@ -77,6 +78,7 @@ class Router:
         interactions: Interactions,
         turn_ended: Callable[[Conversation], None],
         journal: Journal,
+        unreachable: Callable[[Conversation], None],
         quiet: tuple[str, ...] = (),
     ) -> None:
         self._emitter = emitter
@@ -93,6 +95,7 @@ class Router:
             self._notice, self._emit_delta, self.updated, emitter, conversations, self.shell_runs
         )
         """What codex tells beside a turn's items (and the MCP servers' states)."""
+        self._retries = Retries(self._notice, unreachable)
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -196,7 +199,7 @@ class Router:
             case wire.ServerRequestResolved():
                 self._request_resolved(conversation, notification)
             case wire.TurnErrorNotice():
-                self._turn_error(conversation, notification)
+                self._retries.error(conversation, notification)
             case wire.WarningNotice():
                 self._warning(conversation, notification)
             case wire.ModelRerouted():
@@ -342,12 +345,6 @@ class Router:
         pending = self._interactions.by_request(notification.request_id)
         if pending is not None:
             self.requests.expire(pending, "codex no longer needs an answer", "codex")
-
-    def _turn_error(self, conversation: Conversation, notification: wire.TurnErrorNotice) -> None:
-        if notification.will_retry:
-            self._notice(conversation, "warning", notification.error.message + " (retrying)")
-        else:
-            self._notice(conversation, "error", notification.error.message)
 
     def _warning(self, conversation: Conversation, notification: wire.WarningNotice) -> None:
         """Codex repeats some warnings every turn; the conversation shows each one once."""

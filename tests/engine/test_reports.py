@@ -10,6 +10,7 @@ from engine.conversations.emitter import Emitter
 from engine.conversations.interactions import Interactions
 from engine.conversations.journal import Journal
 from engine.conversations.reports import Reports
+from engine.conversations.retries import Retries
 from engine.conversations.router import Router
 from engine.conversations.shell_runs import ShellRuns
 from engine.protocol.notifications import parse_notification
@@ -85,7 +86,9 @@ def test_an_mcp_servers_start_is_said_before_its_threads_start_is_known() -> Non
     the thread comes: the router does not know the thread yet, and must not drop it."""
     emitter = Emitter(100)
     journal = Journal(None, 100, Redactor(()))
-    router = Router(emitter, Conversations(), Interactions(), lambda _: None, journal)
+    router = Router(
+        emitter, Conversations(), Interactions(), lambda _: None, journal, lambda _: None
+    )
     said = parse_notification(
         "mcpServer/startupStatus/updated",
         {"name": "broken", "status": "failed", "error": "No such file", "threadId": "not-yet"},
@@ -94,3 +97,40 @@ def test_an_mcp_servers_start_is_said_before_its_threads_start_is_known() -> Non
     router.handle(said)
 
     assert router.reports.mcp_servers["broken"].status == "failed"
+
+
+def test_a_retry_codex_repeats_is_said_once_a_turn_and_a_failed_connection_is_checked() -> None:
+    """codex says "Reconnecting... waiting for network" every few seconds while the provider
+    cannot be reached, without end: the conversation says it once a turn, and the provider's
+    address is checked (by the engine's probe) as it is first said."""
+    said: list[tuple[str, str]] = []
+    checked: list[str] = []
+    retries = Retries(
+        lambda _, level, text: said.append((level, text)), lambda c: checked.append(c.id)
+    )
+    conversation = Conversation(id="c", title="t", cwd="/w")
+    error = {
+        "message": "Reconnecting... waiting for network",
+        "codexErrorInfo": {"responseStreamDisconnected": {"httpStatusCode": None}},
+        "additionalDetails": "Connection failed: error sending request",
+    }
+
+    def retry(turn: str, **changed: object) -> wire.TurnErrorNotice:
+        told = {"threadId": "t", "turnId": turn, "error": {**error, **changed}, "willRetry": True}
+        return wire.TurnErrorNotice.model_validate(told)
+
+    for _ in range(5):
+        retries.error(conversation, retry("u1"))
+    retries.error(conversation, retry("u1", message="Reconnecting... 2/5"))
+    retries.error(conversation, retry("u2"))
+    slow = {"responseStreamDisconnected": {"httpStatusCode": 502}}
+    retries.error(conversation, retry("u3", codexErrorInfo=slow, additionalDetails=None))
+
+    assert [text.split(" (")[0] for _, text in said] == [
+        "Reconnecting... waiting for network",
+        "Reconnecting... 2/5",
+        "Reconnecting... waiting for network",
+        "Reconnecting... waiting for network",
+    ]
+    assert {level for level, _ in said} == {"warning"}
+    assert checked == ["c", "c", "c"], "an HTTP answer (502) reached the provider: no check"

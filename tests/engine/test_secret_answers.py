@@ -35,7 +35,7 @@ async def test_a_secret_answer_is_sent_but_never_kept(tmp_path: Path) -> None:
     conversations.add(conversation)
     conversations.bind(conversation, "thread-1")
     interactions = Interactions()
-    router = Router(emitter, conversations, interactions, lambda _: None, journal)
+    router = Router(emitter, conversations, interactions, lambda _: None, journal, lambda _: None)
     events = emitter.subscribe()
     request = UserInputRequest(
         thread_id="thread-1",
