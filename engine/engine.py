@@ -5,6 +5,7 @@ records) and hands each call to the room that does it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -433,6 +434,10 @@ class Engine:
     def online(self) -> bool:
         """codex is reached and running (not away, being reached again, or stopping)."""
         return self._link.status == "online"
+
+    def now(self) -> float:
+        """The time a running turn's clock is shown at: now."""
+        return time.time()
 
     def engine_status(self) -> EngineStatus | None:
         """How codex is, as last told (None: nothing told yet; it is online)."""

@@ -82,6 +82,11 @@ class Backend(Protocol):
 
     def general_notices(self) -> list[Notice]: ...
 
+    def now(self) -> float:
+        """The time a running turn's clock is shown at (unix seconds): now, or a replay's
+        point in its recording."""
+        ...
+
     def engine_status(self) -> EngineStatus | None:
         """How codex is, as last told (None: nothing told; it is online)."""
         ...

@@ -2,12 +2,14 @@
 
 Events are played with the time that passed between them when they were recorded (divided by
 the speed, and no pause longer than `MAX_PAUSE`), or all at once at infinite speed. A replay
-can be paused and stepped an item at a time.
+can be paused and stepped an item at a time. What it answers (its conversations, requests,
+side chats, a turn's trace, its clock) is the recording's at the point played.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -68,10 +70,15 @@ class ReplayBackend:
         self._steps = 0
         if not paused:
             self._playing.set()
-        self._infos: dict[str, ConversationInfo] = {}
+        self._first: dict[str, ConversationInfo] = {}
+        """Each conversation as it was first recorded."""
         for event in self._events:
             if isinstance(event, ConversationUpdated):
-                self._infos[event.info.id] = event.info
+                self._first.setdefault(event.info.id, event.info)
+        self._infos: dict[str, ConversationInfo] = {}
+        """Each conversation as it is at the point played."""
+        self._played_at = time.monotonic()
+        """When the latest events were played."""
 
     @property
     def total(self) -> int:
@@ -90,6 +97,7 @@ class ReplayBackend:
         self._playing = anyio.Event()
 
     def resume(self) -> None:
+        self._played_at = time.monotonic()  # the clock goes on from the latest event played
         self._playing.set()
 
     def step(self) -> None:
@@ -133,18 +141,47 @@ class ReplayBackend:
 
     def _publish(self, end: int) -> None:
         for event in self._events[self.played : end]:
+            if isinstance(event, ConversationUpdated):
+                self._infos[event.info.id] = event.info
             self._fanout.publish(event)
         self.played = end
+        self._played_at = time.monotonic()
         self._fanout.flush()
 
+    def now(self) -> float:
+        """The recording's time at the point played: the latest event played, and, while it
+        plays on, the time since (at its speed), up to the next event's."""
+        events, played = self._events, self.played
+        if not events:
+            return time.time()
+        if played == 0:
+            return events[0].at
+        at = events[played - 1].at
+        if self.paused or played == len(events) or math.isinf(self.speed):
+            return at
+        since = (time.monotonic() - self._played_at) * self.speed
+        return min(at + since, max(events[played].at, at))
+
+    def _played(self) -> list[EngineEvent]:
+        return self._events[: self.played]
+
+    def _info(self, conversation_id: str) -> ConversationInfo:
+        """The conversation as at the point played (as first recorded, before it is)."""
+        return self._infos.get(conversation_id) or self._first[conversation_id]
+
     def conversations(self) -> list[ConversationInfo]:
-        return list(self._infos.values())
+        """The conversations played so far (before any is, the first recorded: there is
+        always one to show)."""
+        if self._infos:
+            return list(self._infos.values())
+        return list(self._first.values())[:1]
 
     def pending_interactions(self, conversation_id: str | None = None) -> list[InteractionInfo]:
-        resolved = {e.interaction_id for e in self._events if isinstance(e, InteractionResolved)}
+        played = self._played()
+        resolved = {e.interaction_id for e in played if isinstance(e, InteractionResolved)}
         return [
             e.interaction
-            for e in self._events
+            for e in played
             if isinstance(e, InteractionRequested)
             and e.interaction.id not in resolved
             and conversation_id in (None, e.conversation_id)
@@ -153,7 +190,7 @@ class ReplayBackend:
     async def new_conversation(
         self, title: str | None = None, cwd: Path | None = None
     ) -> ConversationInfo:
-        return next(iter(self._infos.values()))
+        return self.conversations()[0]
 
     async def submit(
         self, conversation_id: str, text: str, mode: SubmitMode = "auto"
@@ -172,10 +209,10 @@ class ReplayBackend:
         return CommandResult(False, READ_ONLY)
 
     def rename(self, conversation_id: str, title: str) -> ConversationInfo:
-        return self._infos[conversation_id]
+        return self._info(conversation_id)
 
     async def archive(self, conversation_id: str) -> ConversationInfo:
-        return self._infos[conversation_id]
+        return self._info(conversation_id)
 
     async def rewind(self, conversation_id: str, before_turn_id: str) -> CommandResult:
         """A replay plays what was recorded; it cannot go back and take another path."""
@@ -197,7 +234,7 @@ class ReplayBackend:
         return []
 
     def session_info(self, conversation_id: str) -> SessionInfo:
-        info = self._infos[conversation_id]
+        info = self._info(conversation_id)
         return SessionInfo(
             conversation_id=info.id,
             title=info.title,
@@ -238,7 +275,7 @@ class ReplayBackend:
     def trace(self, conversation_id: str, turn_id: str | None) -> list[EngineEvent]:
         current: str | None = None
         found = []
-        for event in self._events:
+        for event in self._played():
             if isinstance(event, TurnStarted):
                 current = event.turn_id
             if event.conversation_id == conversation_id and current == turn_id:
@@ -247,7 +284,7 @@ class ReplayBackend:
 
     def side_chats(self, conversation_id: str) -> list[SideChatInfo]:
         latest: dict[str, SideChatInfo] = {}
-        for event in self._events:
+        for event in self._played():
             if isinstance(event, SideChatUpdated) and event.conversation_id == conversation_id:
                 latest[event.info.id] = event.info
         return [info for info in latest.values() if info.state in ("opening", "idle", "answering")]
@@ -273,7 +310,7 @@ class ReplayBackend:
 
     async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
         """Search what has been played so far."""
-        played = self._events[: self.played]
+        played = self._played()
         hits = [
             hit
             for info in self._infos.values()

@@ -35,11 +35,10 @@ from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
 
 if TYPE_CHECKING:
-    from engine import Subscription
-    from engine.events import EngineEvent
-    from engine.frontend import Backend, OpenBackend
+    from engine.frontend import OpenBackend
     from engine.replay import ReplayBackend
     from tui.bridge import AttentionNeeded
+    from tui.recorder import Recorder
     from tui.screens.main import MainScreen
     from tui.screens.sign_in import OpenAccount
 
@@ -101,17 +100,20 @@ class CodexDeckApp(KeysFirstApp):
     ) -> None:
         super().__init__()
         self._attached = attached
+        """codex runs on without the app (--connect): quitting only detaches."""
         self._open_unstored = open_unstored
         """The same codex without the store, offered when the store cannot be used."""
-        """codex runs on without the app (--connect): quitting only detaches."""
         self._prepare = prepare
         """Run in a thread once the first frame is painted, before the engine opens: the
         settings read and checked (`settings` is the first frame's until then), and what
         was wrong with them that the main screen tells."""
         self._warnings: list[str] = []
-        self._record = record
-        """Where to write the session's events (`codex-deck --record`)."""
-        self._recorder: Worker[None] | None = None
+        self._recorder: Recorder | None = None
+        """Writes the session's events (`codex-deck --record`)."""
+        if record is not None:
+            from tui.recorder import Recorder
+
+            self._recorder = Recorder(record)
         self._closing = False
         self.settings = settings
         self._conversation = conversation
@@ -270,9 +272,10 @@ class CodexDeckApp(KeysFirstApp):
         """Open the backend and hand its events to the main screen until it closes."""
         async with self._open_backend() as backend:
             events = backend.events()
-            if self._record is not None:
-                self._recorder = self._record_events(backend, backend.events(), self._record)
-                self._record = None  # the backend codex-deck started on, not a later one
+            recorder = self._recorder
+            if recorder is not None and recorder.worker is None:  # the first backend only
+                recording = recorder.run(backend, backend.events(), self.notify)
+                recorder.worker = self.run_worker(recording, group="record", exit_on_error=False)
             # With none yet, the first conversation's thread starts while the main
             # screen is mounted.
             first = None
@@ -309,18 +312,6 @@ class CodexDeckApp(KeysFirstApp):
         to wait on."""
         importlib.import_module("rich.markdown")  # which imports markdown_it and rich.syntax
 
-    @work(group="record", exit_on_error=False)
-    async def _record_events(
-        self, backend: Backend, stream: Subscription[EngineEvent], path: Path
-    ) -> None:
-        """Write the backend's events to `path` until it closes (`tui.recorder`)."""
-        from tui.recorder import record
-
-        try:
-            await record(backend, stream, path)
-        except OSError as error:
-            self.notify(f"The recording stopped: {path}: {error}", severity="error", timeout=30)
-
     def offer_sign_in(self, why: str) -> None:
         """The sign-in screen, on the user's own codex; once signed in, the app runs on it."""
         if self._sign_in is None:
@@ -341,7 +332,10 @@ class CodexDeckApp(KeysFirstApp):
             self.call_after_refresh(lambda: self.run_worker(self._switch(opener), exclusive=True))
 
     async def _switch(self, opener: OpenBackend) -> None:
-        """Close the engine in use and open `opener`'s, on a fresh main screen."""
+        """Close the engine in use and open `opener`'s, on a fresh main screen (a recording
+        of the one closed stops, saying so)."""
+        if self._recorder is not None:
+            self._recorder.moving()
         if self._bridge is not None and self._bridge.is_running:
             self._bridge.cancel()
             with contextlib.suppress(WorkerCancelled):
@@ -406,9 +400,9 @@ class CodexDeckApp(KeysFirstApp):
             self._bridge.cancel()
             with contextlib.suppress(WorkerCancelled):
                 await self._bridge.wait()
-        if self._recorder is not None:
+        if self._recorder is not None and self._recorder.worker is not None:
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
-                await self._recorder.wait()
+                await self._recorder.worker.wait()
 
     def _replay(self) -> ReplayBackend | None:
         if self._main is None or self._main.backend is None:

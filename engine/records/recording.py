@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -54,11 +55,14 @@ async def write_recording(
     prelude: Iterable[events.EngineEvent],
     stream: Subscription[events.EngineEvent],
     redact: Callable[[str], str],
+    stopped: Callable[[], str] = lambda: "",
 ) -> int:
     """Write a recording of `prelude` and then of every batch until the stream ends, each
     line through `redact` (known secrets never reach the file); each batch is on disk
     before the next is awaited (the files an `@` found are left out: a replay has no message
-    box to show them in). Returns how many events were written.
+    box to show them in). When the stream has ended, `stopped()` says why the recording
+    stops before the session does (empty: it does not), written last as a notice. Returns
+    how many events were written.
 
     Raises:
         OSError: the file could not be written (what was written before stays).
@@ -68,6 +72,7 @@ async def write_recording(
     async with anyio.wrap_file(os.fdopen(descriptor, "w", encoding="utf-8")) as file:
         lines = [json.dumps(recording_header()), *(redact(_line(event)) for event in prelude)]
         written = len(lines) - 1
+        last_seq = 0
         await file.write("\n".join(lines) + "\n")
         await file.flush()
         while True:
@@ -76,9 +81,16 @@ async def write_recording(
             except StopAsyncIteration:
                 break
             kept = [event for event in batch if not isinstance(event, events.FilesFound)]
+            last_seq = max([last_seq, *(event.seq for event in kept)])
             await file.write("".join(redact(_line(event)) + "\n" for event in kept))
             await file.flush()
             written += len(kept)
+        why = stopped()
+        if why:
+            stamp = events.Stamp(seq=last_seq + 1, at=time.time(), conversation_id=None)
+            said = events.Notice(**stamp, level="warning", text=why)
+            await file.write(redact(_line(said)) + "\n")
+            written += 1
     return written
 
 

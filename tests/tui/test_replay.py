@@ -1,13 +1,24 @@
-"""`--record` saves a session from the real engine; its replay shows the same transcript."""
+"""`--record` saves a session from the real engine; its replay shows the same transcript, and
+its clocks and counts are the recording's at the point played."""
 
 from __future__ import annotations
 
 import math
+import re
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from engine.events import InteractionResolved, ItemDelta, Notice, Stamp
+from engine.events import (
+    ConversationUpdated,
+    EngineEvent,
+    InteractionResolved,
+    ItemDelta,
+    Notice,
+    Stamp,
+)
 from engine.records.recording import read_recording
 from engine.replay import MAX_PAUSE, READ_ONLY, ReplayBackend, playing
 from engine.settings import Settings
@@ -24,8 +35,12 @@ from tui.entries import (
     UserEntry,
 )
 from tui.widgets.approval import ApprovalCard
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.working import WorkingLine
 
 pytestmark = pytest.mark.anyio
+
+DAY = 86_400.0
 
 
 def shown(entries: list[Entry]) -> list[tuple[str, ...]]:
@@ -107,3 +122,48 @@ def test_a_replay_keeps_the_recorded_pauses_scaled_and_shortens_long_ones() -> N
     assert [at_twice.pause_before(i) for i in range(4)] == [0.0, 0.5, 0.0, MAX_PAUSE]
     at_max = ReplayBackend(events, speed=math.inf)
     assert [at_max.pause_before(i) for i in range(4)] == [0.0, 0.0, 0.0, 0.0]
+
+
+def aged(events: list[EngineEvent], seconds: float) -> list[EngineEvent]:
+    """The recording as if it had been made `seconds` earlier."""
+    older: list[EngineEvent] = []
+    for event in events:
+        if isinstance(event, ConversationUpdated) and event.info.turn_started_at is not None:
+            started = event.info.turn_started_at - seconds
+            event = replace(event, info=replace(event.info, turn_started_at=started))
+        older.append(replace(event, at=event.at - seconds))
+    return older
+
+
+async def test_a_replay_shows_the_recordings_clock_and_counts_at_the_point_played(
+    deck: Deck, tmp_path: Path
+) -> None:
+    """Stepped to a request, a replay of yesterday's session shows the turn waiting for its
+    answer since a moment (not since yesterday), one request waiting, and the conversation
+    as it was then (not as it ended)."""
+    recording = tmp_path / "session.jsonl"
+    async with deck(record=recording) as (app, pilot):
+        await type_and_send(app, pilot, "approval")
+        await go_to_request(app, pilot)
+        await until(pilot, lambda: app.main.query_one(ApprovalCard).has_focus, "on the card")
+        await pilot.press("y")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+
+    backend = ReplayBackend(aged(read_recording(recording), DAY), paused=True)
+    replay = CodexDeckApp(Settings(), playing(backend))
+    async with replay.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: replay.opened and ready(replay.main), "the replay opens")
+        line = replay.main.query_one(WorkingLine)
+        while "Waiting for your answer" not in str(line.render()):
+            await pilot.press("f10")
+            await until(pilot, lambda: backend.paused, "the step is played")
+            await pilot.pause()
+        [info] = backend.conversations()
+        assert info.state == "waiting", "as it was at this point, not as it ended"
+        assert len(backend.pending_interactions()) == 1
+        assert backend.now() < time.time() - DAY + 60, "the clock is the recording's"
+        working = str(line.render())
+        status = str(replay.main.query_one(StatusBar).render())
+        assert re.search(r"Waiting for your answer 0:0\d", working), working
+        assert re.search(r"waiting 0:0\d", status), status
+        await replay.shut_down()

@@ -1,7 +1,8 @@
 """The first run: the sign-in screen offered when the app had to start on the demo, an API key
 typed into a masked field signs the user's codex in and the app moves onto it, a device code
 that codex cannot start says why, a finished device-code sign-in closes the screen, and a codex
-too old for the protocol is refused in plain words."""
+too old for the protocol is refused in plain words; a recording that stops at the sign-in
+says so."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList, Static
 
 from engine.engine import Engine
-from engine.events import EngineEvent, SignInFinished
+from engine.events import EngineEvent, Notice, SignInFinished
 from engine.frontend import Backend
-from engine.records.recording import event_to_json
+from engine.records.recording import event_to_json, read_recording
 from engine.scripted_model import ScriptedModel
 from engine.settings import CodexSettings, Settings
 from engine.transport.binary import find_codex
@@ -27,6 +28,7 @@ from engine.transport.offline import offline_settings
 from tests.reliability.report import Ledger, asked_of
 from tests.tui.conftest import engine_on, ready, until
 from tui.app import CodexDeckApp, SignIn
+from tui.recorder import RECORDING_STOPPED
 from tui.screens.sign_in import SignInScreen
 from tui.widgets.composer import Composer
 from tui.widgets.status_bar import StatusBar
@@ -38,11 +40,15 @@ API_KEY = "sk-proj-codexdecktestkey0123456789"
 
 @asynccontextmanager
 async def signed_out_app(
-    model: ScriptedModel, home: Path, workspace: Path, store: Path | None = None
+    model: ScriptedModel,
+    home: Path,
+    workspace: Path,
+    store: Path | None = None,
+    record: Path | None = None,
 ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
     """The app started on the demo because the user's codex (OpenAI, here the scripted model
     behind `openai_base_url`) has no account; the user's codex keeps its conversations in
-    `store`, if given."""
+    `store`, if given; the session is recorded to `record`, if given."""
     demo_home = home.parent / "demo-home"
     demo_home.mkdir()
     demo = offline_settings(Settings(), model, demo_home)
@@ -62,7 +68,7 @@ async def signed_out_app(
     open_live = partial(engine_on, own, workspace, store)
 
     sign_in = SignIn(partial(Engine.open, own, cwd=workspace), open_live, offer_at_start=True)
-    app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in)
+    app = CodexDeckApp(demo, open_demo, welcome="w", demo_tour="t", sign_in=sign_in, record=record)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(
             pilot,
@@ -202,3 +208,26 @@ async def test_a_codex_too_old_for_the_protocol_is_said_plainly(
             note.render()
         )
         assert app.main.backend is None
+
+
+async def test_a_recording_that_stops_at_a_sign_in_says_so_on_screen_and_in_the_file(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """A recording keeps one codex's session: moving from the demo to the user's codex ends
+    it, and both the screen and the file's last line say so."""
+    path = tmp_path / "session.jsonl"
+    async with signed_out_app(scripted_model, codex_home, workspace, record=path) as (app, pilot):
+        first = app.main
+        await choose(pilot, app, "key")
+        await pilot.press(*API_KEY, "enter")
+        await until(pilot, lambda: app.main is not first, "a new main screen")
+        await until(pilot, app.main.mounted.is_set, "the new main screen is mounted")
+        await until(pilot, lambda: RECORDING_STOPPED in _notes(app), "the screen says it")
+    *_, last = read_recording(path)
+    assert isinstance(last, Notice)
+    assert last.text == RECORDING_STOPPED
+    assert API_KEY not in path.read_text()
+
+
+def _notes(app: CodexDeckApp) -> str:
+    return " ".join(str(n.message) for n in app._notifications)

@@ -127,6 +127,9 @@ class MainScreen(PickingScreen):
         """The engine is up: show what it has, or `first`, the conversation started because
         it had none."""
         self.backend = backend
+        # The clocks of a running turn read the backend's time: a replay's is its recording's.
+        self.status.clock = self.query_one(ConversationList).clock = backend.now
+        self.view.working.clock = backend.now
         self.query_one(SidePanel).backend = backend
         self.query_one(TracePane).backend = backend
         if backend.offline:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -66,6 +67,8 @@ class ConversationList(OptionList):
         super().__init__(id="conversations")
         self._infos: dict[str, ConversationInfo] = {}
         self._order: list[str] = []
+        self.clock: Callable[[], float] = time.time
+        """The time its clocks are shown at: now, or a replay's point in its recording."""
         self.current: str | None = None
         """The conversation in view."""
         self._shown: list[tuple[str | None, Text]] = []
@@ -136,7 +139,7 @@ class ConversationList(OptionList):
             label.append(f" [{info.pending_interactions}]", style="bold reverse")
         detail = info.state.replace("_", " ")
         if info.turn_started_at is not None:
-            detail += f" {clock(time.time() - info.turn_started_at)}"
+            detail += f" {clock(self.clock() - info.turn_started_at)}"
         if info.queued:
             detail += f" · {info.queued} queued"
         if info.plan_mode:

@@ -104,6 +104,10 @@ class ConversationView(Vertical):
         return self.get_child_by_type(Composer)
 
     @property
+    def working(self) -> WorkingLine:
+        return self.get_child_by_type(WorkingLine)
+
+    @property
     def queue(self) -> QueueStrip:
         return self.get_child_by_type(QueueStrip)
 

@@ -5,6 +5,7 @@ comes first)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.text import Text
@@ -30,6 +31,8 @@ class StatusBar(Static):
         self._session: SessionInfo | None = None
         self._info: ConversationInfo | None = None
         self._mcp_starting: set[str] = set()
+        self.clock: Callable[[], float] = time.time
+        """The time its clocks are shown at: now, or a replay's point in its recording."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._redraw)
@@ -58,7 +61,7 @@ class StatusBar(Static):
         if info is not None:
             state = info.state.replace("_", " ")
             if info.turn_started_at is not None:
-                state += f" {clock(time.time() - info.turn_started_at)}"
+                state += f" {clock(self.clock() - info.turn_started_at)}"
             text.append(state, style="bold")
             text.append(" · ")
         text.append(inert(self.engine_state))

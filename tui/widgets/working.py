@@ -6,7 +6,7 @@ is at."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from textual.widgets import Static
 
@@ -129,6 +129,8 @@ class WorkingLine(Static):
         self._agents: dict[str, dict[str, SubAgentActivity]] = {}
         self._info: ConversationInfo | None = None
         self._said = ""
+        self.clock: Callable[[], float] = time.time
+        """The time its clocks are shown at: now, or a replay's point in its recording."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self._redraw)
@@ -157,7 +159,7 @@ class WorkingLine(Static):
             running = [agent for agent in agents if agent.state in SUB_AGENT_LIVE]
             if busy:
                 activity = self._activities.setdefault(info.id, Activity())
-                lines.append(working_text(info, activity, time.time()))
+                lines.append(working_text(info, activity, self.clock()))
             elif running:
                 lines.append(f"• Sub-agents working ({len(running)})")
             lines += agents_text(running)
