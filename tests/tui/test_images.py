@@ -1,5 +1,6 @@
 """Images in the app: a pasted image path is attached and shown as a chip above the composer,
-sent with the next message; a file that is not an image is refused and the text stays."""
+sent with the next message; a file that is not an image is refused and the text stays; quitting
+with one attached asks first."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tests.e2e.test_images import png
 from tests.tui.conftest import Deck, transcript, until
 from tests.tui.test_app import turn_markers
 from tui.entries import describe_item
+from tui.screens.confirm import ConfirmScreen
 from tui.widgets.composer import Composer, image_path
 from tui.widgets.message import UserMessage
 
@@ -90,3 +92,21 @@ def test_a_generated_image_is_listed_with_its_saved_path() -> None:
     )
     unsaved = ImageGenerationItem(id="ig2", status="failed")
     assert describe_item(unsaved, "failed") == "generated an image, not saved · failed"
+
+
+async def test_quitting_with_an_image_attached_asks_first_and_no_keeps_it(
+    deck: Deck, workspace: Path
+) -> None:
+    (workspace / "shot.png").write_bytes(png())
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.post_message(events.Paste(f"{workspace}/shot.png"))
+        await until(pilot, lambda: strip_text(app.main, "#attachments"), "the chip shows")
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen), "it asks")
+        question = " ".join(str(line.render()) for line in app.screen.query(Static))
+        assert "1 image(s) wait to go with a message; quitting drops them." in question
+        await pilot.press("n")
+        await until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), "n stays")
+        assert app.is_running
+        assert strip_text(app.main, "#attachments").startswith("📎 [shot.png")
