@@ -118,7 +118,7 @@ async def record(root: Path) -> dict[str, Any]:
             received = server.rpc.subscribe()
             defaults = thread_defaults(settings, root / "ws")
             opened_raw = await server.rpc.request(
-                "thread/start", ThreadStartParams(**defaults.model_dump()).to_wire()
+                "thread/start", ThreadStartParams(**defaults.as_dict()).to_wire()
             )
             thread_id = opened_raw["thread"]["id"]
             params = TurnStartParams(thread_id=thread_id, input=[TextInput(text="long answer")])

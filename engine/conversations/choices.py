@@ -82,7 +82,7 @@ class Choices:
             return self._core.notices.failed(
                 conversation.id, "A turn is running; /stop it first. Nothing changed."
             )
-        defaults = thread_defaults(self._core.settings, Path(conversation.cwd)).model_dump()
+        defaults = thread_defaults(self._core.settings, Path(conversation.cwd)).as_dict()
         defaults["model_provider"] = name
         if conversation.thread_id is None:
             conversation.provider = name

@@ -209,7 +209,7 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
             item = (
                 cut_off(item.id, parts)
                 if turn.status != "completed"
-                else item.model_copy(update={"text": "".join(parts)})
+                else item.replace(text="".join(parts))
             )
         items.append(item)
     return items

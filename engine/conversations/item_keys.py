@@ -27,7 +27,7 @@ def item_key(turn_id: str, item_id: str, occurrence: int = 1) -> str:
 
 def keyed(item: Item, key: str) -> Item:
     """`item` under codex-deck's name for it."""
-    return item if item.id == key else item.model_copy(update={"id": key})
+    return item if item.id == key else item.replace(id=key)
 
 
 def keyed_items(turn_id: str, items: Iterable[Item]) -> list[Item]:

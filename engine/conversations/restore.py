@@ -225,7 +225,7 @@ class Restorer:
             return False
         defaults = thread_defaults(self._settings, Path(conversation.cwd))
         params = wire.ThreadResumeParams(
-            **defaults.model_dump(), thread_id=conversation.thread_id, exclude_turns=True
+            **defaults.as_dict(), thread_id=conversation.thread_id, exclude_turns=True
         )
         try:
             opened = await self._link.server.thread_resume(params)

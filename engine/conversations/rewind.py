@@ -37,7 +37,7 @@ class Rewinds:
         await self._restorer.restored()
         defaults = thread_defaults(self._core.settings, Path(source.cwd))
         params = wire.ThreadForkParams(
-            **defaults.model_dump(),
+            **defaults.as_dict(),
             thread_id=source.thread_id,
             ephemeral=False,
             before_turn_id=before_turn_id,

@@ -307,7 +307,7 @@ class Router:
     ) -> None:
         item = conversation.open_items.get(notification.item_id)
         if isinstance(item, wire.FileChangeItem):
-            updated = item.model_copy(update={"changes": notification.changes})
+            updated = item.replace(changes=notification.changes)
             conversation.open_items[notification.item_id] = updated
 
     def _diff(self, conversation: Conversation, notification: wire.TurnDiffUpdated) -> None:

@@ -61,9 +61,7 @@ class ShellRun:
         """The command's item started or completed, as codex would send it (so the item is
         read as any item codex sends)."""
         item = self.item(status, exit_code).to_wire()
-        return kind.model_validate(
-            {"threadId": self.thread_id, "turnId": self.turn_id, "item": item}
-        )
+        return kind.read({"threadId": self.thread_id, "turnId": self.turn_id, "item": item})
 
     def take(self, delta: wire.CommandExecOutput) -> str:
         """The text of a piece of output (a character split between pieces waits)."""

@@ -118,10 +118,10 @@ class Turns:
     async def start_thread(self, conversation: Conversation) -> bool:
         defaults = thread_defaults(self._core.settings, Path(conversation.cwd))
         if conversation.provider is not None:
-            defaults = defaults.model_copy(update={"model_provider": conversation.provider})
+            defaults = defaults.replace(model_provider=conversation.provider)
         try:
             opened = await self._core.server.thread_start(
-                wire.ThreadStartParams(**defaults.model_dump())
+                wire.ThreadStartParams(**defaults.as_dict())
             )
         except (RpcError, ConnectionClosed) as error:
             conversation.thread_failed()

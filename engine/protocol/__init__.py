@@ -4,7 +4,7 @@ Reading never raises: unknown methods, item types and ill-typed payloads become
 `Unknown…` values that carry the raw JSON.
 """
 
-from engine.protocol.base import ServerNotification, WireModel
+from engine.protocol.base import ServerNotification, ValidationError, WireModel
 from engine.protocol.client_requests import (
     SANDBOX_POLICIES,
     TEXT_INPUT_CHARS,
@@ -366,6 +366,7 @@ __all__ = [
     "UserInputReply",
     "UserInputRequest",
     "UserMessageItem",
+    "ValidationError",
     "WarningNotice",
     "WebSearchItem",
     "WireModel",

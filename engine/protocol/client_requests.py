@@ -15,20 +15,20 @@ SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
 ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra"]
 
 
-class ClientInfo(WireModel):
+class ClientInfo(WireModel, kw_only=True):
     schema_name = "ClientInfo"
     name: str
     version: str
     title: str | None = None
 
 
-class InitializeCapabilities(WireModel):
+class InitializeCapabilities(WireModel, kw_only=True):
     schema_name = "InitializeCapabilities"
     experimental_api: bool = False
     opt_out_notification_methods: list[str] | None = None
 
 
-class InitializeResult(WireModel):
+class InitializeResult(WireModel, kw_only=True):
     schema_name = "InitializeResponse"
     user_agent: str
     codex_home: str | None = None
@@ -36,7 +36,7 @@ class InitializeResult(WireModel):
     platform_os: str | None = None
 
 
-class InitializeParams(WireModel):
+class InitializeParams(WireModel, kw_only=True):
     method: ClassVar[str] = "initialize"
     schema_name = "InitializeParams"
     client_info: ClientInfo
@@ -48,13 +48,13 @@ TEXT_INPUT_CHARS = 1 << 20
 characters", as 0.163 answers a longer one)."""
 
 
-class TextInput(WireModel):
+class TextInput(WireModel, kw_only=True):
     schema_name = "UserInput#text"
     type: Literal["text"] = "text"
     text: str
 
 
-class LocalImageInput(WireModel):
+class LocalImageInput(WireModel, kw_only=True):
     schema_name = "UserInput#localImage"
     type: Literal["localImage"] = "localImage"
     path: str
@@ -63,7 +63,7 @@ class LocalImageInput(WireModel):
 UserInput = TextInput | LocalImageInput
 
 
-class ThreadSettings(WireModel):
+class ThreadSettings(WireModel, kw_only=True):
     """Overrides that thread/start, thread/resume and thread/fork all take."""
 
     cwd: str | None = None
@@ -76,7 +76,7 @@ class ThreadSettings(WireModel):
     developer_instructions: str | None = None
 
 
-class ThreadOpened(WireModel):
+class ThreadOpened(WireModel, kw_only=True):
     """The result of thread/start, thread/resume and thread/fork."""
 
     schema_name = "ThreadStartResponse"
@@ -89,20 +89,20 @@ class ThreadOpened(WireModel):
     reasoning_effort: str | None = None
 
 
-class ThreadStartParams(ThreadSettings):
+class ThreadStartParams(ThreadSettings, kw_only=True):
     method: ClassVar[str] = "thread/start"
     schema_name = "ThreadStartParams"
     ephemeral: bool | None = None
 
 
-class ThreadResumeParams(ThreadSettings):
+class ThreadResumeParams(ThreadSettings, kw_only=True):
     method: ClassVar[str] = "thread/resume"
     schema_name = "ThreadResumeParams"
     thread_id: str
     exclude_turns: bool | None = None
 
 
-class ThreadForkParams(ThreadSettings):
+class ThreadForkParams(ThreadSettings, kw_only=True):
     method: ClassVar[str] = "thread/fork"
     schema_name = "ThreadForkParams"
     thread_id: str
@@ -112,19 +112,19 @@ class ThreadForkParams(ThreadSettings):
     """Fork the history before this turn (it and every later turn left out)."""
 
 
-class ThreadReadResult(WireModel):
+class ThreadReadResult(WireModel, kw_only=True):
     schema_name = "ThreadReadResponse"
     thread: Thread
 
 
-class ThreadReadParams(WireModel):
+class ThreadReadParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/read"
     schema_name = "ThreadReadParams"
     thread_id: str
     include_turns: bool = False
 
 
-class ThreadTurnsListParams(WireModel):
+class ThreadTurnsListParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/turns/list"
     schema_name = "ThreadTurnsListParams"
     thread_id: str
@@ -134,7 +134,7 @@ class ThreadTurnsListParams(WireModel):
     items_view: Literal["notLoaded", "summary", "full"] | None = None
 
 
-class ThreadTurnsListResult(WireModel):
+class ThreadTurnsListResult(WireModel, kw_only=True):
     schema_name = "ThreadTurnsListResponse"
     data: list[Turn] = []
     next_cursor: str | None = None
@@ -156,7 +156,7 @@ TOP_LEVEL_SOURCES: list[ThreadSourceKind] = ["cli", "vscode", "exec", "appServer
 """Where a thread a person started comes from (not a sub-agent's)."""
 
 
-class ThreadListParams(WireModel):
+class ThreadListParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/list"
     schema_name = "ThreadListParams"
     limit: int | None = None
@@ -167,26 +167,26 @@ class ThreadListParams(WireModel):
     """Left out, codex lists only threads of interactive sources (not `codex exec`'s)."""
 
 
-class ThreadListResult(WireModel):
+class ThreadListResult(WireModel, kw_only=True):
     schema_name = "ThreadListResponse"
     data: list[Thread] = []
     next_cursor: str | None = None
 
 
-class ModelListParams(WireModel):
+class ModelListParams(WireModel, kw_only=True):
     method: ClassVar[str] = "model/list"
     schema_name = "ModelListParams"
     include_hidden: bool | None = None
     cursor: str | None = None
 
 
-class ReasoningEffortOption(WireModel):
+class ReasoningEffortOption(WireModel, kw_only=True):
     schema_name = "ReasoningEffortOption"
     reasoning_effort: str
     description: str = ""
 
 
-class ModelInfo(WireModel):
+class ModelInfo(WireModel, kw_only=True):
     """A model codex offers, with the reasoning efforts it takes."""
 
     schema_name = "Model"
@@ -200,30 +200,30 @@ class ModelInfo(WireModel):
     supported_reasoning_efforts: list[ReasoningEffortOption] = []
 
 
-class ModelListResult(WireModel):
+class ModelListResult(WireModel, kw_only=True):
     schema_name = "ModelListResponse"
     data: list[ModelInfo] = []
     next_cursor: str | None = None
 
 
-class ThreadArchiveParams(WireModel):
+class ThreadArchiveParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/archive"
     schema_name = "ThreadArchiveParams"
     thread_id: str
 
 
-class ThreadUnarchiveParams(WireModel):
+class ThreadUnarchiveParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/unarchive"
     schema_name = "ThreadUnarchiveParams"
     thread_id: str
 
 
-class TurnStartResult(WireModel):
+class TurnStartResult(WireModel, kw_only=True):
     schema_name = "TurnStartResponse"
     turn: Turn
 
 
-class TurnStartParams(WireModel):
+class TurnStartParams(WireModel, kw_only=True):
     method: ClassVar[str] = "turn/start"
     schema_name = "TurnStartParams"
     thread_id: str
@@ -251,12 +251,12 @@ def plan_mode(model: str) -> dict[str, Any]:
     return {"mode": "plan", "settings": {"model": model, "developer_instructions": None}}
 
 
-class TurnSteerResult(WireModel):
+class TurnSteerResult(WireModel, kw_only=True):
     schema_name = "TurnSteerResponse"
     turn_id: str
 
 
-class TurnSteerParams(WireModel):
+class TurnSteerParams(WireModel, kw_only=True):
     method: ClassVar[str] = "turn/steer"
     schema_name = "TurnSteerParams"
     thread_id: str
@@ -265,50 +265,50 @@ class TurnSteerParams(WireModel):
     client_user_message_id: str | None = None
 
 
-class EmptyResult(WireModel):
+class EmptyResult(WireModel, kw_only=True):
     """A result with nothing in it that codex-deck reads."""
 
 
-class TurnInterruptParams(WireModel):
+class TurnInterruptParams(WireModel, kw_only=True):
     method: ClassVar[str] = "turn/interrupt"
     schema_name = "TurnInterruptParams"
     thread_id: str
     turn_id: str
 
 
-class Account(WireModel):
+class Account(WireModel, kw_only=True):
     schema_name = "Account#chatgpt"
     type: str
     email: str | None = None
     plan_type: str | None = None
 
 
-class AccountReadResult(WireModel):
+class AccountReadResult(WireModel, kw_only=True):
     schema_name = "GetAccountResponse"
     account: Account | None = None
     requires_openai_auth: bool
 
 
-class AccountReadParams(WireModel):
+class AccountReadParams(WireModel, kw_only=True):
     method: ClassVar[str] = "account/read"
     schema_name = "GetAccountParams"
     refresh_token: bool = False
 
 
-class ApiKeyLoginParams(WireModel):
+class ApiKeyLoginParams(WireModel, kw_only=True):
     method: ClassVar[str] = "account/login/start"
     schema_name = "LoginAccountParams#apiKey"
     type: Literal["apiKey"] = "apiKey"
     api_key: str
 
 
-class DeviceCodeLoginParams(WireModel):
+class DeviceCodeLoginParams(WireModel, kw_only=True):
     method: ClassVar[str] = "account/login/start"
     schema_name = "LoginAccountParams#chatgptDeviceCode"
     type: Literal["chatgptDeviceCode"] = "chatgptDeviceCode"
 
 
-class LoginStarted(WireModel):
+class LoginStarted(WireModel, kw_only=True):
     """What codex answered to a sign-in: for a device code, where to go and what to type."""
 
     schema_name = "LoginAccountResponse#chatgptDeviceCode"
@@ -318,24 +318,24 @@ class LoginStarted(WireModel):
     verification_url: str | None = None
 
 
-class CancelLoginParams(WireModel):
+class CancelLoginParams(WireModel, kw_only=True):
     method: ClassVar[str] = "account/login/cancel"
     schema_name = "CancelLoginAccountParams"
     login_id: str
 
 
-class LogoutParams(WireModel):
+class LogoutParams(WireModel, kw_only=True):
     method: ClassVar[str] = "account/logout"
     schema_name = "LogoutAccountResponse"
 
 
-class ConfigReadParams(WireModel):
+class ConfigReadParams(WireModel, kw_only=True):
     method: ClassVar[str] = "config/read"
     schema_name = "ConfigReadParams"
     cwd: str | None = None
 
 
-class ConfigReadResult(WireModel):
+class ConfigReadResult(WireModel, kw_only=True):
     """The effective config (codex's own keys, snake_case as in config.toml)."""
 
     schema_name = "ConfigReadResponse"

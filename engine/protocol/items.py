@@ -6,14 +6,15 @@ fields have unexpected types, becomes an `UnknownItem` carrying the raw payload.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from abc import ABC
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import Field, PlainValidator, ValidationError
+import msgspec
 
-from engine.protocol.base import WireModel, describe_invalid
+from engine.protocol.base import ValidationError, WireModel, describe_invalid, reads_as
 
 
-class UserMessageItem(WireModel):
+class UserMessageItem(WireModel, kw_only=True):
     """What the user sent (text, images, mentions)."""
 
     schema_name = "ThreadItem#userMessage"
@@ -42,7 +43,7 @@ class UserMessageItem(WireModel):
         return tuple(found)
 
 
-class AgentMessageItem(WireModel):
+class AgentMessageItem(WireModel, kw_only=True):
     """A message from the agent; streamed as `item/agentMessage/delta`."""
 
     schema_name = "ThreadItem#agentMessage"
@@ -52,7 +53,7 @@ class AgentMessageItem(WireModel):
     phase: str | None = None
 
 
-class ReasoningItem(WireModel):
+class ReasoningItem(WireModel, kw_only=True):
     """The model's reasoning: summaries, and raw content for models that expose it."""
 
     schema_name = "ThreadItem#reasoning"
@@ -62,7 +63,7 @@ class ReasoningItem(WireModel):
     content: list[str] = []
 
 
-class PlanItem(WireModel):
+class PlanItem(WireModel, kw_only=True):
     """A proposed plan (plan collaboration mode)."""
 
     schema_name = "ThreadItem#plan"
@@ -71,7 +72,7 @@ class PlanItem(WireModel):
     text: str = ""
 
 
-class CommandAction(WireModel):
+class CommandAction(WireModel, kw_only=True):
     """What codex's parser says one part of a command does (read, list files, search …)."""
 
     schema_name = "CommandAction"
@@ -89,7 +90,7 @@ USER_SHELL_SANDBOXED = "userShellSandboxed"
 conversation's sandbox (command/exec)."""
 
 
-class CommandExecutionItem(WireModel):
+class CommandExecutionItem(WireModel, kw_only=True):
     """A shell command the agent ran (or asked to run)."""
 
     schema_name = "ThreadItem#commandExecution"
@@ -106,15 +107,15 @@ class CommandExecutionItem(WireModel):
     source: str | None = None
 
 
-class ChangeKind(WireModel):
+class ChangeKind(WireModel, kw_only=True):
     """Whether a file is added, deleted or updated (and maybe moved)."""
 
     schema_name = "PatchChangeKind"
     type: str
-    move_path: str | None = Field(default=None, alias="move_path")
+    move_path: str | None = msgspec.field(default=None, name="move_path")
 
 
-class FileChange(WireModel):
+class FileChange(WireModel, kw_only=True):
     """One file of a patch, with its unified diff (the whole content for an added file)."""
 
     schema_name = "FileUpdateChange"
@@ -133,7 +134,7 @@ class FileChange(WireModel):
         return self.diff
 
 
-class FileChangeItem(WireModel):
+class FileChangeItem(WireModel, kw_only=True):
     """A patch the agent applied (or asked to apply)."""
 
     schema_name = "ThreadItem#fileChange"
@@ -143,7 +144,7 @@ class FileChangeItem(WireModel):
     status: str
 
 
-class McpToolCallResult(WireModel):
+class McpToolCallResult(WireModel, kw_only=True):
     """What an MCP tool returned."""
 
     schema_name = "McpToolCallResult"
@@ -151,14 +152,14 @@ class McpToolCallResult(WireModel):
     structured_content: Any = None
 
 
-class McpToolCallError(WireModel):
+class McpToolCallError(WireModel, kw_only=True):
     """Why an MCP tool call failed."""
 
     schema_name = "McpToolCallError"
     message: str
 
 
-class McpToolCallItem(WireModel):
+class McpToolCallItem(WireModel, kw_only=True):
     """A call to a tool of an MCP server."""
 
     schema_name = "ThreadItem#mcpToolCall"
@@ -173,7 +174,7 @@ class McpToolCallItem(WireModel):
     duration_ms: int | None = None
 
 
-class DynamicToolCallItem(WireModel):
+class DynamicToolCallItem(WireModel, kw_only=True):
     """A call to a tool the client provided."""
 
     schema_name = "ThreadItem#dynamicToolCall"
@@ -188,7 +189,7 @@ class DynamicToolCallItem(WireModel):
     duration_ms: int | None = None
 
 
-class WebSearchItem(WireModel):
+class WebSearchItem(WireModel, kw_only=True):
     """A web search, or a page opened or searched."""
 
     schema_name = "ThreadItem#webSearch"
@@ -198,7 +199,7 @@ class WebSearchItem(WireModel):
     action: dict[str, Any] | None = None
 
 
-class ImageViewItem(WireModel):
+class ImageViewItem(WireModel, kw_only=True):
     """An image the agent looked at."""
 
     schema_name = "ThreadItem#imageView"
@@ -207,7 +208,7 @@ class ImageViewItem(WireModel):
     path: str
 
 
-class ImageGenerationItem(WireModel):
+class ImageGenerationItem(WireModel, kw_only=True):
     """An image the agent generated."""
 
     schema_name = "ThreadItem#imageGeneration"
@@ -218,7 +219,7 @@ class ImageGenerationItem(WireModel):
     revised_prompt: str | None = None
 
 
-class ReviewModeItem(WireModel):
+class ReviewModeItem(WireModel, kw_only=True):
     """Entering or leaving review mode, with the review text."""
 
     schema_name = "ThreadItem#enteredReviewMode"
@@ -227,7 +228,7 @@ class ReviewModeItem(WireModel):
     review: str = ""
 
 
-class ContextCompactionItem(WireModel):
+class ContextCompactionItem(WireModel, kw_only=True):
     """The conversation history was compacted."""
 
     schema_name = "ThreadItem#contextCompaction"
@@ -235,13 +236,13 @@ class ContextCompactionItem(WireModel):
     id: str
 
 
-class HookPromptFragment(WireModel):
+class HookPromptFragment(WireModel, kw_only=True):
     schema_name = "HookPromptFragment"
     hook_run_id: str
     text: str
 
 
-class HookPromptItem(WireModel):
+class HookPromptItem(WireModel, kw_only=True):
     """Text a hook added to what the model is sent."""
 
     schema_name = "ThreadItem#hookPrompt"
@@ -250,7 +251,7 @@ class HookPromptItem(WireModel):
     fragments: list[HookPromptFragment] = []
 
 
-class FunctionCallOutputItem(WireModel):
+class FunctionCallOutputItem(WireModel, kw_only=True):
     """What a function the model called returned (a tool without an item of its own)."""
 
     schema_name = "ThreadItem#functionCallOutput"
@@ -261,7 +262,7 @@ class FunctionCallOutputItem(WireModel):
     output: Any = None
 
 
-class SleepItem(WireModel):
+class SleepItem(WireModel, kw_only=True):
     """The agent waited."""
 
     schema_name = "ThreadItem#sleep"
@@ -270,13 +271,13 @@ class SleepItem(WireModel):
     duration_ms: int
 
 
-class CollabAgentState(WireModel):
+class CollabAgentState(WireModel, kw_only=True):
     schema_name = "CollabAgentState"
     status: str
     message: str | None = None
 
 
-class CollabAgentToolCallItem(WireModel):
+class CollabAgentToolCallItem(WireModel, kw_only=True):
     """A call of codex's multi-agent tools: spawning a sub-agent, writing to one, waiting."""
 
     schema_name = "ThreadItem#collabAgentToolCall"
@@ -291,7 +292,7 @@ class CollabAgentToolCallItem(WireModel):
     model: str | None = None
 
 
-class SubAgentActivityItem(WireModel):
+class SubAgentActivityItem(WireModel, kw_only=True):
     """A sub-agent started, was written to, was interrupted or completed."""
 
     schema_name = "ThreadItem#subAgentActivity"
@@ -303,7 +304,7 @@ class SubAgentActivityItem(WireModel):
     model: str | None = None
 
 
-class UnknownItem(WireModel):
+class UnknownItem(WireModel, kw_only=True):
     """An item codex-deck does not model (or could not read); shown raw."""
 
     type: str
@@ -368,10 +369,19 @@ def parse_item(raw: Any) -> KnownItem | UnknownItem:
     if model is None:
         return UnknownItem(type=kind_name, id=item_id, raw=raw)
     try:
-        return model.model_validate(raw)
+        return model.read(raw)
     except ValidationError as error:
         return UnknownItem(type=kind_name, id=item_id, raw=raw, problem=describe_invalid(error))
 
 
-ThreadItem = Annotated[KnownItem | UnknownItem, PlainValidator(parse_item)]
-"""A field type that reads any thread item through `parse_item`."""
+if TYPE_CHECKING:
+    ThreadItem: TypeAlias = KnownItem | UnknownItem
+else:
+
+    class ThreadItem(ABC):  # noqa: B024 (no methods: a type every item is an instance of)
+        """A field type that reads any thread item through `parse_item` (the checker sees
+        the union it reads as)."""
+
+    for _item in (*ITEM_TYPES.values(), UnknownItem):
+        ThreadItem.register(_item)
+    reads_as(ThreadItem, parse_item)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
-from engine.protocol.base import ServerNotification, WireModel, describe_invalid
+from engine.protocol.base import ServerNotification, ValidationError, WireModel, describe_invalid
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
 from engine.protocol.workspace import (
@@ -23,59 +21,59 @@ from engine.protocol.workspace import (
 )
 
 
-class ThreadStarted(ServerNotification):
+class ThreadStarted(ServerNotification, kw_only=True):
     method = "thread/started"
     schema_name = "ThreadStartedNotification"
     thread: Thread
 
 
-class ThreadStatusChanged(ServerNotification):
+class ThreadStatusChanged(ServerNotification, kw_only=True):
     method = "thread/status/changed"
     schema_name = "ThreadStatusChangedNotification"
     thread_id: str
     status: ThreadStatus
 
 
-class ThreadNameUpdated(ServerNotification):
+class ThreadNameUpdated(ServerNotification, kw_only=True):
     method = "thread/name/updated"
     schema_name = "ThreadNameUpdatedNotification"
     thread_id: str
     thread_name: str | None = None
 
 
-class ThreadArchived(ServerNotification):
+class ThreadArchived(ServerNotification, kw_only=True):
     method = "thread/archived"
     schema_name = "ThreadArchivedNotification"
     thread_id: str
 
 
-class ThreadUnarchived(ServerNotification):
+class ThreadUnarchived(ServerNotification, kw_only=True):
     method = "thread/unarchived"
     schema_name = "ThreadUnarchivedNotification"
     thread_id: str
 
 
-class ThreadClosed(ServerNotification):
+class ThreadClosed(ServerNotification, kw_only=True):
     method = "thread/closed"
     schema_name = "ThreadClosedNotification"
     thread_id: str
 
 
-class TurnStarted(ServerNotification):
+class TurnStarted(ServerNotification, kw_only=True):
     method = "turn/started"
     schema_name = "TurnStartedNotification"
     thread_id: str
     turn: Turn
 
 
-class TurnCompleted(ServerNotification):
+class TurnCompleted(ServerNotification, kw_only=True):
     method = "turn/completed"
     schema_name = "TurnCompletedNotification"
     thread_id: str
     turn: Turn
 
 
-class ItemStarted(ServerNotification):
+class ItemStarted(ServerNotification, kw_only=True):
     method = "item/started"
     schema_name = "ItemStartedNotification"
     thread_id: str
@@ -84,7 +82,7 @@ class ItemStarted(ServerNotification):
     started_at_ms: int | None = None
 
 
-class ItemCompleted(ServerNotification):
+class ItemCompleted(ServerNotification, kw_only=True):
     method = "item/completed"
     schema_name = "ItemCompletedNotification"
     thread_id: str
@@ -93,7 +91,7 @@ class ItemCompleted(ServerNotification):
     completed_at_ms: int | None = None
 
 
-class ItemDelta(ServerNotification):
+class ItemDelta(ServerNotification, kw_only=True):
     """Text appended to a streaming item."""
 
     thread_id: str
@@ -102,34 +100,34 @@ class ItemDelta(ServerNotification):
     delta: str
 
 
-class AgentMessageDelta(ItemDelta):
+class AgentMessageDelta(ItemDelta, kw_only=True):
     method = "item/agentMessage/delta"
     schema_name = "AgentMessageDeltaNotification"
 
 
-class PlanDelta(ItemDelta):
+class PlanDelta(ItemDelta, kw_only=True):
     method = "item/plan/delta"
     schema_name = "PlanDeltaNotification"
 
 
-class CommandOutputDelta(ItemDelta):
+class CommandOutputDelta(ItemDelta, kw_only=True):
     method = "item/commandExecution/outputDelta"
     schema_name = "CommandExecutionOutputDeltaNotification"
 
 
-class ReasoningSummaryDelta(ItemDelta):
+class ReasoningSummaryDelta(ItemDelta, kw_only=True):
     method = "item/reasoning/summaryTextDelta"
     schema_name = "ReasoningSummaryTextDeltaNotification"
     summary_index: int = 0
 
 
-class ReasoningTextDelta(ItemDelta):
+class ReasoningTextDelta(ItemDelta, kw_only=True):
     method = "item/reasoning/textDelta"
     schema_name = "ReasoningTextDeltaNotification"
     content_index: int = 0
 
 
-class ReasoningSummaryPartAdded(ServerNotification):
+class ReasoningSummaryPartAdded(ServerNotification, kw_only=True):
     method = "item/reasoning/summaryPartAdded"
     schema_name = "ReasoningSummaryPartAddedNotification"
     thread_id: str
@@ -138,7 +136,7 @@ class ReasoningSummaryPartAdded(ServerNotification):
     summary_index: int = 0
 
 
-class FileChangePatchUpdated(ServerNotification):
+class FileChangePatchUpdated(ServerNotification, kw_only=True):
     method = "item/fileChange/patchUpdated"
     schema_name = "FileChangePatchUpdatedNotification"
     thread_id: str
@@ -147,7 +145,7 @@ class FileChangePatchUpdated(ServerNotification):
     changes: list[FileChange]
 
 
-class McpToolCallProgress(ServerNotification):
+class McpToolCallProgress(ServerNotification, kw_only=True):
     method = "item/mcpToolCall/progress"
     schema_name = "McpToolCallProgressNotification"
     thread_id: str
@@ -156,7 +154,7 @@ class McpToolCallProgress(ServerNotification):
     message: str
 
 
-class TurnDiffUpdated(ServerNotification):
+class TurnDiffUpdated(ServerNotification, kw_only=True):
     method = "turn/diff/updated"
     schema_name = "TurnDiffUpdatedNotification"
     thread_id: str
@@ -164,13 +162,13 @@ class TurnDiffUpdated(ServerNotification):
     diff: str
 
 
-class PlanStep(WireModel):
+class PlanStep(WireModel, kw_only=True):
     schema_name = "TurnPlanStep"
     step: str
     status: str
 
 
-class TurnPlanUpdated(ServerNotification):
+class TurnPlanUpdated(ServerNotification, kw_only=True):
     method = "turn/plan/updated"
     schema_name = "TurnPlanUpdatedNotification"
     thread_id: str
@@ -179,7 +177,7 @@ class TurnPlanUpdated(ServerNotification):
     explanation: str | None = None
 
 
-class TokenUsageUpdated(ServerNotification):
+class TokenUsageUpdated(ServerNotification, kw_only=True):
     method = "thread/tokenUsage/updated"
     schema_name = "ThreadTokenUsageUpdatedNotification"
     thread_id: str
@@ -187,14 +185,14 @@ class TokenUsageUpdated(ServerNotification):
     token_usage: TokenUsage
 
 
-class ServerRequestResolved(ServerNotification):
+class ServerRequestResolved(ServerNotification, kw_only=True):
     method = "serverRequest/resolved"
     schema_name = "ServerRequestResolvedNotification"
     thread_id: str
     request_id: int | str
 
 
-class TurnErrorNotice(ServerNotification):
+class TurnErrorNotice(ServerNotification, kw_only=True):
     """An error in a turn; when `will_retry` is false the turn fails next."""
 
     method = "error"
@@ -205,35 +203,35 @@ class TurnErrorNotice(ServerNotification):
     will_retry: bool = False
 
 
-class WarningNotice(ServerNotification):
+class WarningNotice(ServerNotification, kw_only=True):
     method = "warning"
     schema_name = "WarningNotification"
     message: str
     thread_id: str | None = None
 
 
-class ConfigWarning(ServerNotification):
+class ConfigWarning(ServerNotification, kw_only=True):
     method = "configWarning"
     schema_name = "ConfigWarningNotification"
     summary: str
     details: str | None = None
 
 
-class DeprecationNotice(ServerNotification):
+class DeprecationNotice(ServerNotification, kw_only=True):
     method = "deprecationNotice"
     schema_name = "DeprecationNoticeNotification"
     summary: str
     details: str | None = None
 
 
-class AccountUpdated(ServerNotification):
+class AccountUpdated(ServerNotification, kw_only=True):
     method = "account/updated"
     schema_name = "AccountUpdatedNotification"
     auth_mode: str | None = None
     plan_type: str | None = None
 
 
-class RateLimitWindow(WireModel):
+class RateLimitWindow(WireModel, kw_only=True):
     schema_name = "RateLimitWindow"
     used_percent: int
     window_duration_mins: int | None = None
@@ -241,7 +239,7 @@ class RateLimitWindow(WireModel):
     """Unix seconds."""
 
 
-class RateLimitSnapshot(WireModel):
+class RateLimitSnapshot(WireModel, kw_only=True):
     """How much of each usage limit of the account is used."""
 
     schema_name = "RateLimitSnapshot"
@@ -251,13 +249,13 @@ class RateLimitSnapshot(WireModel):
     secondary: RateLimitWindow | None = None
 
 
-class AccountRateLimitsUpdated(ServerNotification):
+class AccountRateLimitsUpdated(ServerNotification, kw_only=True):
     method = "account/rateLimits/updated"
     schema_name = "AccountRateLimitsUpdatedNotification"
     rate_limits: RateLimitSnapshot
 
 
-class AccountLoginCompleted(ServerNotification):
+class AccountLoginCompleted(ServerNotification, kw_only=True):
     method = "account/login/completed"
     schema_name = "AccountLoginCompletedNotification"
     success: bool
@@ -265,7 +263,7 @@ class AccountLoginCompleted(ServerNotification):
     error: str | None = None
 
 
-class ModelRerouted(ServerNotification):
+class ModelRerouted(ServerNotification, kw_only=True):
     method = "model/rerouted"
     schema_name = "ModelReroutedNotification"
     thread_id: str
@@ -274,7 +272,7 @@ class ModelRerouted(ServerNotification):
     to_model: str
 
 
-class HookRun(WireModel):
+class HookRun(WireModel, kw_only=True):
     """One run of a hook the user configured in codex."""
 
     schema_name = "HookRunSummary"
@@ -286,7 +284,7 @@ class HookRun(WireModel):
     duration_ms: int | None = None
 
 
-class HookStarted(ServerNotification):
+class HookStarted(ServerNotification, kw_only=True):
     method = "hook/started"
     schema_name = "HookStartedNotification"
     thread_id: str
@@ -294,7 +292,7 @@ class HookStarted(ServerNotification):
     run: HookRun
 
 
-class HookCompleted(ServerNotification):
+class HookCompleted(ServerNotification, kw_only=True):
     method = "hook/completed"
     schema_name = "HookCompletedNotification"
     thread_id: str
@@ -302,7 +300,7 @@ class HookCompleted(ServerNotification):
     run: HookRun
 
 
-class ThreadSettingsReport(WireModel):
+class ThreadSettingsReport(WireModel, kw_only=True):
     """The settings a thread runs with, as codex has them now."""
 
     schema_name = "ThreadSettings"
@@ -311,7 +309,7 @@ class ThreadSettingsReport(WireModel):
     effort: str | None = None
 
 
-class ThreadSettingsUpdated(ServerNotification):
+class ThreadSettingsUpdated(ServerNotification, kw_only=True):
     """Codex changed a thread's settings (another client of a shared codex, or codex)."""
 
     method = "thread/settings/updated"
@@ -320,7 +318,7 @@ class ThreadSettingsUpdated(ServerNotification):
     thread_settings: ThreadSettingsReport
 
 
-class TerminalInteraction(ServerNotification):
+class TerminalInteraction(ServerNotification, kw_only=True):
     """The agent wrote to a running command's input."""
 
     method = "item/commandExecution/terminalInteraction"
@@ -331,14 +329,14 @@ class TerminalInteraction(ServerNotification):
     stdin: str
 
 
-class GuardianWarning(ServerNotification):
+class GuardianWarning(ServerNotification, kw_only=True):
     method = "guardianWarning"
     schema_name = "GuardianWarningNotification"
     thread_id: str
     message: str
 
 
-class UnknownNotification(ServerNotification):
+class UnknownNotification(ServerNotification, kw_only=True):
     """A notification codex-deck does not model (or could not read); shown raw."""
 
     name: str
@@ -400,6 +398,6 @@ def parse_notification(method: str, params: Any) -> ServerNotification:
     if model is None:
         return UnknownNotification(name=method, params=params)
     try:
-        return model.model_validate(params)
+        return model.read(params)
     except ValidationError as error:
         return UnknownNotification(name=method, params=params, problem=describe_invalid(error))

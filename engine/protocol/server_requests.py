@@ -8,22 +8,22 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, ValidationError
+import msgspec
 
-from engine.protocol.base import WireModel, describe_invalid
+from engine.protocol.base import ValidationError, WireModel, describe_invalid
 from engine.protocol.items import CommandAction
 
 Decision = Literal["accept", "acceptForSession", "decline", "cancel"]
 """The plain decisions every approval takes; `cancel` also ends the turn."""
 
 
-class ServerRequestParams(WireModel):
+class ServerRequestParams(WireModel, kw_only=True):
     """The params of a request from the server; `method` is its JSON-RPC method."""
 
     method: ClassVar[str] = ""
 
 
-class NetworkPolicyAmendment(WireModel):
+class NetworkPolicyAmendment(WireModel, kw_only=True):
     """A network rule codex proposes to remember: allow or deny a host."""
 
     schema_name = "NetworkPolicyAmendment"
@@ -31,7 +31,7 @@ class NetworkPolicyAmendment(WireModel):
     action: str
 
 
-class NetworkApprovalContext(WireModel):
+class NetworkApprovalContext(WireModel, kw_only=True):
     """The network access a command asks for."""
 
     schema_name = "NetworkApprovalContext"
@@ -39,7 +39,7 @@ class NetworkApprovalContext(WireModel):
     protocol: str
 
 
-class CommandApprovalRequest(ServerRequestParams):
+class CommandApprovalRequest(ServerRequestParams, kw_only=True):
     """Codex asks whether it may run a command."""
 
     method = "item/commandExecution/requestApproval"
@@ -57,7 +57,7 @@ class CommandApprovalRequest(ServerRequestParams):
     network_approval_context: NetworkApprovalContext | None = None
 
 
-class FileChangeApprovalRequest(ServerRequestParams):
+class FileChangeApprovalRequest(ServerRequestParams, kw_only=True):
     """Codex asks whether it may apply a patch (the diff is on the `fileChange` item)."""
 
     method = "item/fileChange/requestApproval"
@@ -69,13 +69,13 @@ class FileChangeApprovalRequest(ServerRequestParams):
     grant_root: str | None = None
 
 
-class QuestionOption(WireModel):
+class QuestionOption(WireModel, kw_only=True):
     schema_name = "ToolRequestUserInputOption"
     label: str
     description: str = ""
 
 
-class Question(WireModel):
+class Question(WireModel, kw_only=True):
     """One question of a `request_user_input` form."""
 
     schema_name = "ToolRequestUserInputQuestion"
@@ -89,7 +89,7 @@ class Question(WireModel):
     options: list[QuestionOption] | None = None
 
 
-class UserInputRequest(ServerRequestParams):
+class UserInputRequest(ServerRequestParams, kw_only=True):
     """The agent asks the user one or more questions."""
 
     method = "item/tool/requestUserInput"
@@ -102,7 +102,7 @@ class UserInputRequest(ServerRequestParams):
     auto_resolution_ms: int | None = None
 
 
-class ElicitationRequest(ServerRequestParams):
+class ElicitationRequest(ServerRequestParams, kw_only=True):
     """An MCP server asks for a form to be filled or a URL to be visited."""
 
     method = "mcpServer/elicitation/request"
@@ -115,10 +115,10 @@ class ElicitationRequest(ServerRequestParams):
     requested_schema: Any = None
     url: str | None = None
     elicitation_id: str | None = None
-    meta: Any = Field(default=None, alias="_meta")
+    meta: Any = msgspec.field(default=None, name="_meta")
 
 
-class PermissionsApprovalRequest(ServerRequestParams):
+class PermissionsApprovalRequest(ServerRequestParams, kw_only=True):
     """Codex asks for wider file-system or network permissions."""
 
     method = "item/permissions/requestApproval"
@@ -131,7 +131,7 @@ class PermissionsApprovalRequest(ServerRequestParams):
     reason: str | None = None
 
 
-class UnknownServerRequest(ServerRequestParams):
+class UnknownServerRequest(ServerRequestParams, kw_only=True):
     """A request codex-deck does not model (or could not read)."""
 
     name: str
@@ -165,26 +165,28 @@ def parse_server_request(method: str, params: Any) -> KnownServerRequest | Unkno
     if model is None:
         return UnknownServerRequest(name=method, params=params)
     try:
-        return model.model_validate(params)
+        return model.read(params)
     except ValidationError as error:
         return UnknownServerRequest(name=method, params=params, problem=describe_invalid(error))
 
 
-class ExecPolicyAmendment(WireModel):
-    execpolicy_amendment: list[str] = Field(alias="execpolicy_amendment")
+class ExecPolicyAmendment(WireModel, kw_only=True):
+    execpolicy_amendment: list[str] = msgspec.field(name="execpolicy_amendment")
 
 
-class AcceptWithExecPolicyAmendment(WireModel):
+class AcceptWithExecPolicyAmendment(WireModel, kw_only=True):
     """Accept, and remember a rule that lets matching commands run without asking."""
 
     accept_with_execpolicy_amendment: ExecPolicyAmendment
 
 
-class NetworkAmendment(WireModel):
-    network_policy_amendment: NetworkPolicyAmendment = Field(alias="network_policy_amendment")
+class NetworkAmendment(WireModel, kw_only=True):
+    network_policy_amendment: NetworkPolicyAmendment = msgspec.field(
+        name="network_policy_amendment"
+    )
 
 
-class ApplyNetworkPolicyAmendment(WireModel):
+class ApplyNetworkPolicyAmendment(WireModel, kw_only=True):
     """Answer a network request by remembering a rule for its host."""
 
     apply_network_policy_amendment: NetworkAmendment
@@ -193,29 +195,29 @@ class ApplyNetworkPolicyAmendment(WireModel):
 CommandDecision = Decision | AcceptWithExecPolicyAmendment | ApplyNetworkPolicyAmendment
 
 
-class CommandApprovalReply(WireModel):
+class CommandApprovalReply(WireModel, kw_only=True):
     schema_name = "CommandExecutionRequestApprovalResponse"
     decision: CommandDecision
 
 
-class FileChangeApprovalReply(WireModel):
+class FileChangeApprovalReply(WireModel, kw_only=True):
     schema_name = "FileChangeRequestApprovalResponse"
     decision: Decision
 
 
-class UserInputAnswer(WireModel):
+class UserInputAnswer(WireModel, kw_only=True):
     schema_name = "ToolRequestUserInputAnswer"
     answers: list[str]
 
 
-class UserInputReply(WireModel):
+class UserInputReply(WireModel, kw_only=True):
     """Answers by question id."""
 
     schema_name = "ToolRequestUserInputResponse"
     answers: dict[str, UserInputAnswer]
 
 
-class ElicitationReply(WireModel):
+class ElicitationReply(WireModel, kw_only=True):
     schema_name = "McpServerElicitationRequestResponse"
     action: Literal["accept", "decline", "cancel"]
     content: Any = None
@@ -225,7 +227,7 @@ class ElicitationReply(WireModel):
         return {"action": self.action, "content": self.content}
 
 
-class PermissionsApprovalReply(WireModel):
+class PermissionsApprovalReply(WireModel, kw_only=True):
     """The permissions granted (a subset of those asked) and for how long."""
 
     schema_name = "PermissionsRequestApprovalResponse"

@@ -8,7 +8,7 @@ from engine.protocol.base import WireModel
 from engine.protocol.items import ThreadItem
 
 
-class TurnError(WireModel):
+class TurnError(WireModel, kw_only=True):
     """Why a turn failed, as codex words it."""
 
     schema_name = "TurnError"
@@ -17,7 +17,7 @@ class TurnError(WireModel):
     additional_details: str | None = None
 
 
-class Turn(WireModel):
+class Turn(WireModel, kw_only=True):
     """One turn: the user's input and everything the agent did in answer."""
 
     schema_name = "Turn"
@@ -31,7 +31,7 @@ class Turn(WireModel):
     completed_at: int | None = None
 
 
-class ThreadStatus(WireModel):
+class ThreadStatus(WireModel, kw_only=True):
     """idle, active (with flags such as waitingOnApproval), notLoaded or systemError."""
 
     schema_name = "ThreadStatus#active"
@@ -39,7 +39,7 @@ class ThreadStatus(WireModel):
     active_flags: list[str] = []
 
 
-class Thread(WireModel):
+class Thread(WireModel, kw_only=True):
     """A Codex thread (a conversation as codex stores it)."""
 
     schema_name = "Thread"
@@ -58,7 +58,7 @@ class Thread(WireModel):
     updated_at: int | None = None
 
 
-class TokenCounts(WireModel):
+class TokenCounts(WireModel, kw_only=True):
     """Token counts for one request or for the whole thread."""
 
     schema_name = "TokenUsageBreakdown"
@@ -69,7 +69,7 @@ class TokenCounts(WireModel):
     total_tokens: int = 0
 
 
-class TokenUsage(WireModel):
+class TokenUsage(WireModel, kw_only=True):
     """Token use of a thread: the last request, the total, and the context window."""
 
     schema_name = "ThreadTokenUsage"

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+import msgspec
 
 from engine.protocol.base import ServerNotification, WireModel
 
 
-class ThreadCompactStartParams(WireModel):
+class ThreadCompactStartParams(WireModel, kw_only=True):
     """Summarise the thread's history into a shorter one (in a turn of its own)."""
 
     method: ClassVar[str] = "thread/compact/start"
@@ -19,38 +19,38 @@ class ThreadCompactStartParams(WireModel):
     thread_id: str
 
 
-class FsGetMetadataParams(WireModel):
+class FsGetMetadataParams(WireModel, kw_only=True):
     method: ClassVar[str] = "fs/getMetadata"
     schema_name = "FsGetMetadataParams"
     path: str
     """Absolute, on the machine codex runs on."""
 
 
-class FsMetadata(WireModel):
+class FsMetadata(WireModel, kw_only=True):
     schema_name = "FsGetMetadataResponse"
     is_directory: bool
     is_file: bool
 
 
-class FsReadDirectoryParams(WireModel):
+class FsReadDirectoryParams(WireModel, kw_only=True):
     method: ClassVar[str] = "fs/readDirectory"
     schema_name = "FsReadDirectoryParams"
     path: str
 
 
-class FsEntry(WireModel):
+class FsEntry(WireModel, kw_only=True):
     schema_name = "FsReadDirectoryEntry"
     file_name: str
     is_directory: bool
     is_file: bool
 
 
-class FsDirectory(WireModel):
+class FsDirectory(WireModel, kw_only=True):
     schema_name = "FsReadDirectoryResponse"
     entries: list[FsEntry]
 
 
-class FsRemoveParams(WireModel):
+class FsRemoveParams(WireModel, kw_only=True):
     method: ClassVar[str] = "fs/remove"
     schema_name = "FsRemoveParams"
     path: str
@@ -58,7 +58,7 @@ class FsRemoveParams(WireModel):
     force: bool | None = None
 
 
-class FileSearchStartParams(WireModel):
+class FileSearchStartParams(WireModel, kw_only=True):
     """Start a search session over `roots` (codex walks them once and keeps what it found)."""
 
     method: ClassVar[str] = "fuzzyFileSearch/sessionStart"
@@ -67,7 +67,7 @@ class FileSearchStartParams(WireModel):
     roots: list[str]
 
 
-class FileSearchUpdateParams(WireModel):
+class FileSearchUpdateParams(WireModel, kw_only=True):
     """Search the session's files for `query` (the files come as notifications)."""
 
     method: ClassVar[str] = "fuzzyFileSearch/sessionUpdate"
@@ -76,19 +76,19 @@ class FileSearchUpdateParams(WireModel):
     query: str
 
 
-class FileSearchStopParams(WireModel):
+class FileSearchStopParams(WireModel, kw_only=True):
     method: ClassVar[str] = "fuzzyFileSearch/sessionStop"
     schema_name = "FuzzyFileSearchSessionStopParams"
     session_id: str
 
 
-class FileMatch(WireModel):
+class FileMatch(WireModel, kw_only=True):
     schema_name = "FuzzyFileSearchResult"
     root: str
     path: str
     """Relative to `root`."""
-    file_name: str = Field(alias="file_name")
-    match_type: str = Field(default="file", alias="match_type")
+    file_name: str = msgspec.field(name="file_name")
+    match_type: str = msgspec.field(default="file", name="match_type")
     """`file` or `directory`."""
     score: int = 0
     indices: list[int] | None = None
@@ -98,7 +98,7 @@ class FileMatch(WireModel):
 GoalStatus = Literal["active", "paused", "blocked", "usageLimited", "budgetLimited", "complete"]
 
 
-class ThreadGoal(WireModel):
+class ThreadGoal(WireModel, kw_only=True):
     """What the thread works toward until it is done (codex starts turns for it by itself)."""
 
     schema_name = "ThreadGoal"
@@ -109,7 +109,7 @@ class ThreadGoal(WireModel):
     token_budget: int | None = None
 
 
-class ThreadGoalSetParams(WireModel):
+class ThreadGoalSetParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/goal/set"
     schema_name = "ThreadGoalSetParams"
     thread_id: str
@@ -119,19 +119,19 @@ class ThreadGoalSetParams(WireModel):
     """Set by the user's own act (a typed /goal)."""
 
 
-class ThreadGoalClearParams(WireModel):
+class ThreadGoalClearParams(WireModel, kw_only=True):
     method: ClassVar[str] = "thread/goal/clear"
     schema_name = "ThreadGoalClearParams"
     thread_id: str
     origin: Literal["user"] = "user"
 
 
-class ThreadGoalResult(WireModel):
+class ThreadGoalResult(WireModel, kw_only=True):
     schema_name = "ThreadGoalSetResponse"
     goal: ThreadGoal
 
 
-class McpServerStatusListParams(WireModel):
+class McpServerStatusListParams(WireModel, kw_only=True):
     method: ClassVar[str] = "mcpServerStatus/list"
     schema_name = "ListMcpServerStatusParams"
     thread_id: str | None = None
@@ -139,13 +139,13 @@ class McpServerStatusListParams(WireModel):
     cursor: str | None = None
 
 
-class McpTool(WireModel):
+class McpTool(WireModel, kw_only=True):
     schema_name = "Tool"
     name: str
     description: str | None = None
 
 
-class McpServerState(WireModel):
+class McpServerState(WireModel, kw_only=True):
     """An MCP server of codex's config: whether it runs, and its tools."""
 
     schema_name = "McpServerStatus"
@@ -155,13 +155,13 @@ class McpServerState(WireModel):
     tools_error: str | None = None
 
 
-class McpServerStatusList(WireModel):
+class McpServerStatusList(WireModel, kw_only=True):
     schema_name = "ListMcpServerStatusResponse"
     data: list[McpServerState] = []
     next_cursor: str | None = None
 
 
-class CommandExecParams(WireModel):
+class CommandExecParams(WireModel, kw_only=True):
     """Run a program (argv) where codex runs, in a sandbox, outside any thread."""
 
     method: ClassVar[str] = "command/exec"
@@ -176,14 +176,14 @@ class CommandExecParams(WireModel):
     """Output comes as `command/exec/outputDelta` notifications (not in the result)."""
 
 
-class CommandExecResult(WireModel):
+class CommandExecResult(WireModel, kw_only=True):
     schema_name = "CommandExecResponse"
     exit_code: int
     stdout: str = ""
     stderr: str = ""
 
 
-class CommandExecTerminateParams(WireModel):
+class CommandExecTerminateParams(WireModel, kw_only=True):
     """Stop a command started with command/exec (by its `process_id`)."""
 
     method: ClassVar[str] = "command/exec/terminate"
@@ -191,7 +191,7 @@ class CommandExecTerminateParams(WireModel):
     process_id: str
 
 
-class ThreadInjectItemsParams(WireModel):
+class ThreadInjectItemsParams(WireModel, kw_only=True):
     """Add Responses API items to what the model sees of the thread's history."""
 
     method: ClassVar[str] = "thread/inject_items"
@@ -200,7 +200,7 @@ class ThreadInjectItemsParams(WireModel):
     items: list[dict[str, Any]]
 
 
-class ReviewStartParams(WireModel):
+class ReviewStartParams(WireModel, kw_only=True):
     """Review code in the thread: the uncommitted changes, against a base branch, a commit, or
     as custom instructions say (`target`, as the schema's ReviewTarget)."""
 
@@ -210,7 +210,7 @@ class ReviewStartParams(WireModel):
     target: dict[str, Any]
 
 
-class ThreadShellCommandParams(WireModel):
+class ThreadShellCommandParams(WireModel, kw_only=True):
     """Run the user's own shell command in the thread (as a command item of a turn of its
     own, which the model sees); codex runs it with full access, not in the thread's sandbox."""
 
@@ -220,7 +220,7 @@ class ThreadShellCommandParams(WireModel):
     command: str
 
 
-class McpServerStartup(ServerNotification):
+class McpServerStartup(ServerNotification, kw_only=True):
     """An MCP server of codex's config is starting, ready, failed or cancelled."""
 
     method = "mcpServer/startupStatus/updated"
@@ -231,20 +231,20 @@ class McpServerStartup(ServerNotification):
     thread_id: str | None = None
 
 
-class ThreadGoalUpdated(ServerNotification):
+class ThreadGoalUpdated(ServerNotification, kw_only=True):
     method = "thread/goal/updated"
     schema_name = "ThreadGoalUpdatedNotification"
     thread_id: str
     goal: ThreadGoal
 
 
-class ThreadGoalCleared(ServerNotification):
+class ThreadGoalCleared(ServerNotification, kw_only=True):
     method = "thread/goal/cleared"
     schema_name = "ThreadGoalClearedNotification"
     thread_id: str
 
 
-class FileSearchUpdated(ServerNotification):
+class FileSearchUpdated(ServerNotification, kw_only=True):
     """Files found so far for a search session's query (again as codex walks on)."""
 
     method = "fuzzyFileSearch/sessionUpdated"
@@ -254,7 +254,7 @@ class FileSearchUpdated(ServerNotification):
     files: list[FileMatch] = []
 
 
-class FileSearchCompleted(ServerNotification):
+class FileSearchCompleted(ServerNotification, kw_only=True):
     """A search session's query has all its files."""
 
     method = "fuzzyFileSearch/sessionCompleted"
@@ -262,7 +262,7 @@ class FileSearchCompleted(ServerNotification):
     session_id: str
 
 
-class CommandExecOutput(ServerNotification):
+class CommandExecOutput(ServerNotification, kw_only=True):
     """Output of a command started with command/exec with streamed output, in base64."""
 
     method = "command/exec/outputDelta"

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel
+import msgspec
 
 from engine import events
-from engine.protocol import parse_item
+from engine.protocol import WireModel, parse_item
 from engine.transport.fanout import Subscription
 from engine.version import __version__
 
@@ -146,8 +146,8 @@ def event_to_json(event: events.EngineEvent) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True)
+    if isinstance(value, WireModel):
+        return msgspec.to_builtins(value)
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
@@ -204,8 +204,8 @@ def _converter(annotation: Any) -> Convert:
     elif typing.get_origin(annotation) is tuple:
         element = _converter(arguments[0])
         inner = lambda raw: tuple(map(element, raw))  # noqa: E731
-    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        inner = annotation.model_validate
+    elif isinstance(annotation, type) and issubclass(annotation, WireModel):
+        inner = annotation.read
     elif isinstance(annotation, type) and dataclasses.is_dataclass(annotation):
         inner = partial(_build, annotation)
     if inner is None:

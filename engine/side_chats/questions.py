@@ -75,7 +75,7 @@ class SideQuestions:
             return self._core.notices.failed(parent.id, str(error.args[0]))
         defaults = thread_defaults(self._core.settings, Path(parent.cwd))
         params = wire.ThreadForkParams(
-            **defaults.model_dump(), thread_id=side.parent_thread_id or "", ephemeral=False
+            **defaults.as_dict(), thread_id=side.parent_thread_id or "", ephemeral=False
         )
         try:
             opened = await self._core.server.thread_fork(params)

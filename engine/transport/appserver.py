@@ -13,7 +13,6 @@ from typing import Any, Protocol, TypeVar
 
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
-from pydantic import ValidationError
 
 from engine.errors import CodexDeckError, RpcError
 from engine.protocol import (
@@ -60,6 +59,7 @@ from engine.protocol import (
     TurnSteerParams,
     TurnSteerResult,
     UnknownServerRequest,
+    ValidationError,
     WireModel,
     decline,
     parse_notification,
@@ -160,7 +160,7 @@ class AppServer:
             await self._held.wait()
         raw = await self.rpc.request(method, params.to_wire())
         try:
-            return result_type.model_validate(raw if raw is not None else {})
+            return result_type.read(raw if raw is not None else {})
         except ValidationError as error:
             raise CodexDeckError(
                 f"codex answered {method} with something unexpected: {error}"
@@ -329,7 +329,7 @@ async def open_app_server(
             )
             with anyio.fail_after(INITIALIZE_TIMEOUT_SECONDS):
                 raw = await rpc.request("initialize", params.to_wire())
-            info = InitializeResult.model_validate(raw)
+            info = InitializeResult.read(raw)
             check_codex_version(info.user_agent)
             await rpc.notify("initialized")
             yield AppServer(rpc, transport, info)

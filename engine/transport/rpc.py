@@ -17,13 +17,13 @@ Lines that are not JSON-RPC, or longer than the limit, are reported to subscribe
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import count
 from typing import Any
 
 import anyio
+import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, TaskGroup
 
 from engine.errors import ConnectionClosed, LeftUnanswered, RpcError
@@ -252,7 +252,7 @@ class RpcConnection:
             self._report_oversized(len(line), line[:HEAD_BYTES], line[-HEAD_BYTES:])
             return
         try:
-            message = _decode(line.decode())
+            message = _decode(line)
         except (ValueError, RecursionError) as error:
             if line.strip():
                 self._bad(line, f"not JSON: {error}")
@@ -325,7 +325,7 @@ class RpcConnection:
         self._incoming.publish(incoming)
 
     async def _write(self, message: dict[str, Any]) -> None:
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        data = _encode(message) + b"\n"
         if self.closed_reason is not None:
             raise ConnectionClosed(self.closed_reason)
         try:
@@ -346,7 +346,9 @@ class RpcConnection:
         self._incoming.close()
 
 
-_decode = json.JSONDecoder().decode
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+"""JSON to Python values, from the bytes of a line (msgspec's: some twice as fast as json's)."""
 
 
 def _is_request_id(value: Any) -> bool:

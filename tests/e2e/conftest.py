@@ -65,12 +65,10 @@ class Codex:
         self, approval_policy: ApprovalPolicy | None = None, sandbox: SandboxMode | None = None
     ) -> str:
         defaults = thread_defaults(self.settings, self.workspace)
-        params = ThreadStartParams(**defaults.model_dump())
-        params = params.model_copy(
-            update={
-                "approval_policy": approval_policy or params.approval_policy,
-                "sandbox": sandbox or params.sandbox,
-            }
+        params = ThreadStartParams(**defaults.as_dict())
+        params = params.replace(
+            approval_policy=approval_policy or params.approval_policy,
+            sandbox=sandbox or params.sandbox,
         )
         return (await self.server.thread_start(params)).thread.id
 

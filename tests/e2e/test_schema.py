@@ -14,12 +14,12 @@ import typing
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
+import msgspec
 import pytest
-from pydantic import BaseModel
-from pydantic.alias_generators import to_camel
 
 from engine import protocol
 from engine.protocol import WireModel
+from engine.protocol.items import ThreadItem
 from engine.transport.binary import find_codex
 
 ANY = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -161,7 +161,9 @@ def accepted(annotation: Any) -> frozenset[str]:
     simple = {str: "string", int: "integer", bool: "boolean", float: "number", type(None): "null"}
     if annotation in simple:
         return frozenset({simple[annotation]} | ({"integer"} if annotation is float else set()))
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if isinstance(annotation, type) and issubclass(annotation, WireModel):
+        return frozenset({"object"})
+    if annotation is ThreadItem:  # read as any of the items, each an object
         return frozenset({"object"})
     raise AssertionError(f"no JSON type known for {annotation!r}")
 
@@ -190,27 +192,27 @@ def problems_of(model: type[WireModel], schema: Schema) -> list[str]:
     properties, required = schema.properties(node)
     sent = model in SENT
     problems = []
-    for name, field in model.model_fields.items():
-        wire = field.alias or to_camel(name)
+    for field in msgspec.structs.fields(model):
+        name, wire = field.name, field.encode_name
         where = f"{model.__name__}.{name} ({model.schema_name}.{wire})"
         if wire not in properties:
             problems.append(f"{where}: not in the schema")
             continue
         theirs = schema.types(properties[wire])
-        ours = accepted(field.annotation)
+        ours = accepted(field.type)
         if sent:
             extra = ours - theirs - {"null"}
             if extra:
                 problems.append(f"{where}: we send {sorted(extra)}, schema takes {sorted(theirs)}")
             enum = schema.enum(properties[wire])
-            unknown = literals(field.annotation) - enum - {None} if enum else set()
+            unknown = literals(field.type) - enum - {None} if enum else set()
             if unknown:
                 problems.append(f"{where}: values {sorted(unknown)} not in {sorted(enum)}")
         else:
             missing = theirs - ours
             if missing:
                 problems.append(f"{where}: schema allows {sorted(missing)}, we read {sorted(ours)}")
-            if wire not in required and field.is_required():
+            if wire not in required and field.required:
                 problems.append(f"{where}: optional in the schema but required by us")
     return problems
 

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 from engine.engine import Engine
@@ -84,7 +85,7 @@ async def history(engine: Engine, conversation_id: str) -> tuple[object, bytes]:
     assert info.rollout_path is not None
     thread = await engine.read_thread(info.thread_id)
     assert thread.turns
-    return thread.model_dump(warnings=False), await anyio.Path(info.rollout_path).read_bytes()
+    return msgspec.to_builtins(thread), await anyio.Path(info.rollout_path).read_bytes()
 
 
 async def test_a_side_answer_streams_and_the_conversation_never_sees_it(

@@ -22,7 +22,7 @@ def thread(status: str, client_id: str = "m1", error: str | None = None) -> Thre
         ],
         "error": {"message": error} if error else None,
     }
-    return Thread.model_validate({"id": "th", "turns": [turn]})
+    return Thread.read({"id": "th", "turns": [turn]})
 
 
 def test_found_in_a_completed_turn_is_completed() -> None:

@@ -49,9 +49,9 @@ def test_a_hook_is_one_line_and_one_that_blocked_is_a_warning() -> None:
     told = Told()
     reports = told.reports()
     conversation = Conversation(id="c", title="t", cwd="/w")
-    reports.in_conversation(conversation, wire.HookCompleted.model_validate(hook("completed")))
+    reports.in_conversation(conversation, wire.HookCompleted.read(hook("completed")))
     blocked = hook("blocked", "rm is not allowed here")
-    reports.in_conversation(conversation, wire.HookCompleted.model_validate(blocked))
+    reports.in_conversation(conversation, wire.HookCompleted.read(blocked))
     assert told.notices == [
         ("info", "hook preToolUse completed · 1,200 ms"),
         ("warning", "hook preToolUse blocked: rm is not allowed here · 1,200 ms"),
@@ -62,7 +62,7 @@ def test_what_the_agent_types_into_a_command_shows_in_its_output() -> None:
     told = Told()
     typed = {"threadId": "t", "turnId": "u", "itemId": "i", "processId": "p", "stdin": "yes"}
     told.reports().in_conversation(
-        Conversation(id="c", title="t", cwd="/w"), wire.TerminalInteraction.model_validate(typed)
+        Conversation(id="c", title="t", cwd="/w"), wire.TerminalInteraction.read(typed)
     )
     assert told.deltas == [("i", "command_output", "⌨ yes\n")]
 
@@ -76,7 +76,7 @@ def test_a_model_codex_switched_to_is_taken_once() -> None:
         "threadSettings": {"model": "gpt-5.1", "modelProvider": "openai", "effort": "high"},
     }
     for _ in range(2):
-        reports.in_conversation(conversation, wire.ThreadSettingsUpdated.model_validate(settings))
+        reports.in_conversation(conversation, wire.ThreadSettingsUpdated.read(settings))
     assert (conversation.model, conversation.reasoning_effort) == ("gpt-5.1", "high")
     assert told.updated == 1
 
@@ -117,7 +117,7 @@ def test_a_retry_codex_repeats_is_said_once_a_turn_and_a_failed_connection_is_ch
 
     def retry(turn: str, **changed: object) -> wire.TurnErrorNotice:
         told = {"threadId": "t", "turnId": turn, "error": {**error, **changed}, "willRetry": True}
-        return wire.TurnErrorNotice.model_validate(told)
+        return wire.TurnErrorNotice.read(told)
 
     for _ in range(5):
         retries.error(conversation, retry("u1"))

@@ -18,7 +18,7 @@ from engine.events import (
     InteractionRequested,
     InteractionResolved,
 )
-from engine.protocol import FileChange, Question, QuestionOption
+from engine.protocol import ChangeKind, FileChange, Question, QuestionOption
 from engine.records.recording import read_recording
 from engine.replay import ReplayBackend, playing
 from engine.results import CommandResult
@@ -336,7 +336,7 @@ async def test_a_secret_answer_is_typed_masked_and_leaves_the_screen() -> None:
 
 async def test_a_file_change_asked_for_without_a_cwd_shows_its_whole_path() -> None:
     """With no cwd the card cut the leading / off an absolute path (`tmp/notes.md`)."""
-    change = FileChange(path="/tmp/project/notes.md", kind={"type": "add"}, diff="+hello\n")
+    change = FileChange(path="/tmp/project/notes.md", kind=ChangeKind(type="add"), diff="+hello\n")
     backend, _ = asked_by_hand(kind="file_change", changes=(change,))
     app = CodexDeckApp(Settings(), playing(backend))
     async with app.run_test(size=(100, 30)) as pilot:
