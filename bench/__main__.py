@@ -17,6 +17,7 @@ from bench.figures import RESULTS, load, machine_speed
 
 SUITE = (
     "bench.engine_core",
+    "bench.wire_types",
     "bench.tui_figures",
     "bench.find",
     "bench.mentions",

@@ -90,7 +90,11 @@ class Pty:
 
 def _tree(pid: int) -> list[int]:
     found = [pid]
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return found  # it ended meanwhile
+    for task in tasks:
         try:
             children = (task / "children").read_text().split()
         except OSError:

@@ -23,7 +23,8 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from engine.errors import CodexDeckError, SettingsError, StoreError
 from engine.settings import Settings
-from themes import DARK, STYLESHEET, THEMES
+from themes import STYLESHEET
+from themes.built import DARK, THEMES
 from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
@@ -33,6 +34,7 @@ from tui.private import drop_screen
 from tui.screens.confirm import ConfirmScreen, quitting_loses, without_store
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
+from tui.widgets.draft import Draft
 
 if TYPE_CHECKING:
     from engine.frontend import OpenBackend
@@ -99,6 +101,10 @@ class CodexDeckApp(KeysFirstApp):
         open_unstored: OpenBackend | None = None,
     ) -> None:
         super().__init__()
+        self.first_typed: Draft | None = None
+        """What was typed on the frame painted before the app (`tui.first_frame`)."""
+        self.quit_asked = False
+        """ctrl+q or ctrl+c was pressed on that frame: quit once the main screen is up."""
         self._attached = attached
         """codex runs on without the app (--connect): quitting only detaches."""
         self._open_unstored = open_unstored
@@ -153,7 +159,7 @@ class CodexDeckApp(KeysFirstApp):
         self._main_made = asyncio.Event()
         self._settings_read = asyncio.Event()
         """Set once the settings are read (or could not be), before the engine opens."""
-        starting = StartingScreen(self._welcome or self._demo_tour)
+        starting = StartingScreen(self._welcome or self._demo_tour, self.first_typed)
         self.push_screen(starting)
         self._open_main(starting)
         if not self.is_headless and sys.__stdin__ is not None and sys.__stdin__.isatty():
@@ -204,6 +210,8 @@ class CodexDeckApp(KeysFirstApp):
         await self.hand_on_typed()
         self._main_made.set()
         self.run_worker(self._tell_settings_problems(), group="settings")
+        if self.quit_asked:
+            self.run_worker(self.action_quit(), group="quit")
 
     async def _tell_settings_problems(self) -> None:
         """Tell, on the main screen, what the settings asked for that is not done: their

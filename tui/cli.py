@@ -11,14 +11,18 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import find_codex
 from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path
 from engine.version import __version__
 from tui.addresses import checked_connection
+from tui.first_frame import FirstFrame
 from tui.startup import Startup, read_settings
+
+if TYPE_CHECKING:
+    from tui.app import CodexDeckApp
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -186,29 +190,27 @@ def print_versions(args: argparse.Namespace) -> int:
 
 def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     """The app, on the first frame's settings: the rest are read, and codex started, once
-    that frame is painted (`tui.startup`)."""
+    that frame is painted (`tui.startup`). A frame like it is painted first, while the app
+    is imported (`tui.first_frame`); what is typed on it goes on in the app."""
     startup = Startup(args, warnings)
+    welcome = DEMO_TOUR if args.demo else WELCOME  # the first frame says what comes
+    ui = startup.settings.ui
+    # Keys of the user's own would show otherwise in the app's key bar: no frame before it.
+    frame = FirstFrame.open(welcome, ui.theme) if not ui.keys else None
+    try:
+        app = make_app(args, startup, welcome)
+    except BaseException:
+        if frame is not None:
+            frame.close()
+        startup.close()
+        raise
+    if frame is not None:
+        from tui.widgets.draft import Draft  # imported with the app
 
-    from tui.app import CodexDeckApp, SignIn
-
-    sign_in = SignIn(
-        open_account=startup.open_account,
-        open_live=startup.open_live,
-        offer_at_start=not args.demo,
-    )
-    app = CodexDeckApp(
-        startup.settings,
-        startup.open_demo if args.demo else startup.open_live,
-        demo_tour=DEMO_TOUR,
-        welcome=DEMO_TOUR if args.demo else WELCOME,  # the first frame says what comes
-        conversation=args.conversation,
-        sign_in=sign_in,
-        hints=startup.hints,
-        record=args.record,
-        prepare=startup.prepare,
-        attached=bool(args.connect),
-        open_unstored=None if args.demo else startup.open_unstored,
-    )
+        typed = frame.hand_over()
+        lines = typed.text.split("\n")
+        app.first_typed = Draft(typed.text, (len(lines) - 1, len(lines[-1])), typed.held)
+        app.quit_asked = typed.quit
     gc.freeze()  # what start-up made stays: the collector need not walk it again
     try:
         app.run()
@@ -217,6 +219,30 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
     return 0
+
+
+def make_app(args: argparse.Namespace, startup: Startup, welcome: str) -> CodexDeckApp:
+    """The app, on what `startup` opens."""
+    from tui.app import CodexDeckApp, SignIn
+
+    sign_in = SignIn(
+        open_account=startup.open_account,
+        open_live=startup.open_live,
+        offer_at_start=not args.demo,
+    )
+    return CodexDeckApp(
+        startup.settings,
+        startup.open_demo if args.demo else startup.open_live,
+        demo_tour=DEMO_TOUR,
+        welcome=welcome,
+        conversation=args.conversation,
+        sign_in=sign_in,
+        hints=startup.hints,
+        record=args.record,
+        prepare=startup.prepare,
+        attached=bool(args.connect),
+        open_unstored=None if args.demo else startup.open_unstored,
+    )
 
 
 def has_terminal() -> bool:

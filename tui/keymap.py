@@ -18,7 +18,7 @@ from textual.keys import KEY_ALIASES, KEY_NAME_REPLACEMENTS, Keys
 from textual.theme import BUILTIN_THEMES
 
 from engine.settings import UiSettings
-from themes import THEMES
+from themes.built import THEMES
 
 PACKAGES = ("tui.screens", "tui.widgets")
 

@@ -22,7 +22,8 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
 from tests.tui.conftest import Deck, engine_on, ready, transcript, until
-from themes import DARK, STYLESHEET, THEMES
+from themes import STYLESHEET
+from themes.built import DARK, THEMES
 from tui.app import CodexDeckApp
 from tui.screens.main import MainScreen
 from tui.screens.starting import StartingBox, StartingScreen

@@ -9,10 +9,11 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
+from tui.first_frame import STARTING
 from tui.widgets.draft import HELD, Draft, DraftBox
 from tui.widgets.key_bar import KeyBar
 
-STARTING = "starting codex-deck…"
+__all__ = ["STARTING", "StartingBox", "StartingScreen"]
 
 
 class StartingBox(DraftBox):
@@ -44,16 +45,23 @@ class StartingScreen(Screen[None]):
         padding: 0 1; }
     """
 
-    def __init__(self, welcome: str) -> None:
+    def __init__(self, welcome: str, typed: Draft | None = None) -> None:
         super().__init__()
         self._welcome = welcome
         self._box = StartingBox(id="starting-box")
+        self._typed = typed
+        """What was typed before the app was up (on `tui.first_frame`'s frame)."""
 
     def compose(self) -> ComposeResult:
         yield Static(self._welcome, id="starting-welcome", markup=False)
         yield self._box
-        yield Static(STARTING, id="starting-status", markup=False)
+        status = f"{STARTING} {HELD}" if self._typed is not None and self._typed.held else STARTING
+        yield Static(status, id="starting-status", markup=False)
         yield KeyBar()
+
+    def on_mount(self) -> None:
+        if self._typed is not None:
+            self._box.take(self._typed)
 
     @property
     def draft(self) -> Draft:

@@ -10,8 +10,9 @@ from typing import Literal
 from textual.strip import Strip
 from textual.widgets import TextArea
 
-PLACEHOLDER = "Write to codex · Enter sends · / lists the commands"
-HELD = "your message goes as soon as codex is up · esc keeps it here to edit"
+from tui.first_frame import HELD, PLACEHOLDER
+
+__all__ = ["HELD", "PLACEHOLDER", "Draft", "DraftBox", "Mode", "away"]
 
 
 def away(why: str) -> str:
