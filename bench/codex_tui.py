@@ -1,5 +1,6 @@
 """codex-deck side by side with the Codex CLI's own TUI (the `codex` binary of the same
-wheel), both in a 120×36 pty on the same scripted model, in one run:
+wheel, 0.163, and the npm Codex 0.171 that `.ci/run` installs into .ci/npm, when it is there),
+each in a 120×36 pty on the same scripted model, in one run:
 
 - start → first paint; start → ready to type (the message box shows and takes keys; a
   message sent then waits for the engine); start → ready to send (the app-server is
@@ -38,6 +39,7 @@ from engine.transport.offline import OFFLINE_PROVIDER
 from tui.widgets.draft import PLACEHOLDER
 
 RUNS = 5
+ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 60.0
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -112,7 +114,13 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def codex_argv(model_url: str) -> list[str]:
+def npm_codex() -> Path | None:
+    """The Codex CLI of npm (0.171) that `.ci/run` installs, if it is there."""
+    found = sorted((ROOT / ".ci" / "npm" / "node_modules" / "@openai").glob("*/vendor/*/bin/codex"))
+    return found[0] if found else None
+
+
+def codex_argv(model_url: str, binary: Path) -> list[str]:
     """The Codex CLI's TUI on the scripted model, configured as codex-deck configures it."""
     provider = f"model_providers.{OFFLINE_PROVIDER}"
     overrides = [
@@ -125,7 +133,7 @@ def codex_argv(model_url: str) -> list[str]:
         f"{provider}.supports_websockets=false",
         "features.plugins=false",
     ]
-    argv = [str(find_codex(None).path)]
+    argv = [str(binary)]
     for override in overrides:
         argv += ["-c", override]
     return [*argv, "-m", "codex-deck-scripted"]
@@ -196,18 +204,23 @@ def main() -> None:
             root = Path(scratch)
             (root / "ws").mkdir()
             config = root / "config.toml"
-            ours, theirs, floor = [], [], []
+            ours, floor = [], []
+            tuis = {"Codex TUI": find_codex(None).path, "Codex TUI 0.171": npm_codex()}
+            theirs: dict[str, list[Any]] = {name: [] for name, binary in tuis.items() if binary}
             for run in range(RUNS):
-                home = root / f"home-{run}"
-                home.mkdir()
-                theirs.append(
-                    run_one(
-                        codex_argv(url),
-                        {"CODEX_HOME": str(home)},
-                        root / "ws",
-                        THEIRS,
+                for name, runs in theirs.items():
+                    binary = tuis[name]
+                    assert binary is not None
+                    home = root / f"home-{run}-{len(runs)}-{name[-4:]}"
+                    home.mkdir()
+                    runs.append(
+                        run_one(
+                            codex_argv(url, binary),
+                            {"CODEX_HOME": str(home)},
+                            root / "ws",
+                            THEIRS,
+                        )
                     )
-                )
                 ours.append(
                     run_one(
                         [str(COMMAND), "--demo"],
@@ -222,7 +235,7 @@ def main() -> None:
     finally:
         model.kill()
         model.wait()
-    for name, runs in (("codex-deck", ours), ("Codex TUI", theirs)):
+    for name, runs in (("codex-deck", ours), *theirs.items()):
         figures[f"{name}: start → first paint"] = figure([r[0] * 1000 for r in runs], "ms")
         figures[f"{name}: start → ready to type"] = figure([r[1] * 1000 for r in runs], "ms")
         figures[f"{name}: start → ready to send"] = figure([r[2] * 1000 for r in runs], "ms")
@@ -241,19 +254,19 @@ def main() -> None:
         return float(figures[ours]["median"] / figures[theirs]["median"])
 
     ratios = {
-        "start → ready to type, codex-deck / Codex TUI": over(
-            "codex-deck: start → ready to type", "Codex TUI: start → ready to type"
-        ),
-        "start → ready to send, codex-deck / Codex TUI": over(
-            "codex-deck: start → ready to send", "Codex TUI: start → ready to send"
-        ),
         "start → ready to send, Textual + the engine alone / Codex TUI": over(
             "Textual + the engine alone: start → ready to send", "Codex TUI: start → ready to send"
         ),
-        "CPU per delta, codex-deck / Codex TUI": over(
-            "codex-deck: CPU per 1,000 deltas", "Codex TUI: CPU per 1,000 deltas"
-        ),
     }
+    for tui in theirs:
+        against = "" if tui == "Codex TUI" else f" ({tui})"
+        for what in ("start → ready to type", "start → ready to send"):
+            ratios[f"{what}, codex-deck / Codex TUI{against}"] = over(
+                f"codex-deck: {what}", f"{tui}: {what}"
+            )
+        ratios[f"CPU per delta, codex-deck / Codex TUI{against}"] = over(
+            "codex-deck: CPU per 1,000 deltas", f"{tui}: CPU per 1,000 deltas"
+        )
     print(f"\n{deltas:,} deltas per answer")
     for name, ratio in ratios.items():
         print(f"{name}: {ratio:.2f}x")

@@ -18,10 +18,12 @@ from typing import Any
 from bench.codex_tui import THEIRS, Pty, codex_argv
 from bench.figures import compile_sources, figure, machine_speed, print_table, save
 from bench.tui_figures import COMMAND
+from engine.transport.binary import find_codex
 from tests.conftest import local_settings
 
 FILES = 50_000
 RUNS = 5
+CODEX = find_codex(None).path
 QUERY = b"z"
 TARGET = b"zebra_target.py"
 """The one file of the tree whose path has a `z`."""
@@ -73,7 +75,9 @@ def main() -> None:
                 home = root / f"home-{run}"
                 home.mkdir()
                 theirs.append(
-                    first_results(codex_argv(url), {"CODEX_HOME": str(home)}, workspace, THEIRS[2])
+                    first_results(
+                        codex_argv(url, CODEX), {"CODEX_HOME": str(home)}, workspace, THEIRS[2]
+                    )
                 )
                 ours.append(
                     first_results(
