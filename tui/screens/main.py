@@ -224,6 +224,10 @@ class MainScreen(PickingScreen):
         if any(isinstance(e, changed) for e in message.events):
             self._refresh_status()
         self._refresh_lines()
+        if isinstance(self.backend, ReplayBackend):
+            # A replay's clock moves with what it plays: every clock shows the same moment.
+            self.status.tick()
+            self.query_one(ConversationList).tick()
 
     async def _side_events(self, events: Sequence[EngineEvent]) -> None:
         panel = self.query_one(SidePanel)

@@ -74,7 +74,7 @@ class ConversationList(OptionList):
         self._shown: list[tuple[str | None, Text]] = []
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self._tick)
+        self.set_interval(1.0, self.tick)
 
     def update_conversation(self, info: ConversationInfo) -> None:
         if info.id not in self._infos:
@@ -100,7 +100,8 @@ class ConversationList(OptionList):
             return order[0]
         return order[(order.index(self.current) + step) % len(order)]
 
-    def _tick(self) -> None:
+    def tick(self) -> None:
+        """Redraw the clocks of the conversations that run."""
         if any(info.turn_started_at for info in self._infos.values()):
             self._rebuild()
 

@@ -35,7 +35,7 @@ class StatusBar(Static):
         """The time its clocks are shown at: now, or a replay's point in its recording."""
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self._redraw)
+        self.set_interval(1.0, self.tick)
         self._redraw()
 
     def show(self, session: SessionInfo | None, info: ConversationInfo | None) -> None:
@@ -54,6 +54,11 @@ class StatusBar(Static):
         else:
             self._mcp_starting.discard(name)
         self._redraw()
+
+    def tick(self) -> None:
+        """Redraw the running turn's clock."""
+        if self._info is not None and self._info.turn_started_at is not None:
+            self._redraw()
 
     def _redraw(self) -> None:
         text = Text()
