@@ -21,12 +21,14 @@ def anyio_backend() -> str:
 
 @pytest.fixture(autouse=True)
 def isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point CODEX_DECK_CONFIG at a file of the test's own and clear CODEX_DECK_* variables."""
+    """Point CODEX_DECK_CONFIG at a file of the test's own and clear CODEX_DECK_* variables;
+    the user's cache directory (where a check of the settings is kept) is the test's own."""
     for name in list(os.environ):
         if name.startswith("CODEX_DECK_"):
             monkeypatch.delenv(name)
     config = tmp_path / "codex-deck-config.toml"
     monkeypatch.setenv("CODEX_DECK_CONFIG", str(config))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return config
 
 

@@ -28,9 +28,9 @@ from themes.built import DARK, THEMES
 from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.notify import alert
-from tui.pacing import KeysFirstApp
 from tui.palette import main_commands
 from tui.private import drop_screen
+from tui.replay_keys import ReplayKeys
 from tui.screens.confirm import ConfirmScreen, quitting_loses, without_store
 from tui.screens.starting import StartingScreen
 from tui.search_provider import ConversationSearch
@@ -72,7 +72,7 @@ EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
 
-class CodexDeckApp(KeysFirstApp):
+class CodexDeckApp(ReplayKeys):
     """Conversations with Codex in the terminal. The engine is opened by `open_backend`."""
 
     TITLE = "codex-deck"
@@ -97,6 +97,7 @@ class CodexDeckApp(KeysFirstApp):
         hints: Callable[[], Awaitable[list[str]]] | None = None,
         record: Path | None = None,
         prepare: Prepare | None = None,
+        check_again: Callable[[], list[str]] | None = None,
         attached: bool = False,
         open_unstored: OpenBackend | None = None,
     ) -> None:
@@ -114,6 +115,9 @@ class CodexDeckApp(KeysFirstApp):
         settings read and checked (`settings` is the first frame's until then), and what
         was wrong with them that the main screen tells."""
         self._warnings: list[str] = []
+        self._check_again = check_again
+        """Run in a thread once the engine is up: the settings checked again (`prepare` may
+        take them as they were checked last), and what that says that was not said."""
         self._recorder: Recorder | None = None
         """Writes the session's events (`codex-deck --record`)."""
         if record is not None:
@@ -225,6 +229,18 @@ class CodexDeckApp(KeysFirstApp):
             told = "\n".join(f"• {problem}" for problem in problems)
             self.notify(told, title="Settings", severity="warning", timeout=20, markup=False)
 
+    async def _settings_again(self, check: Callable[[], list[str]]) -> None:
+        """Check the settings again once the engine is up, and tell what that finds."""
+        try:
+            problems = await asyncio.to_thread(check)
+        except SettingsError as error:
+            why = f"The settings need fixing: {error} (`codex-deck config --edit`)."
+            self.notify(why, title="Settings", severity="error", timeout=30, markup=False)
+            return
+        if problems:
+            told = "\n".join(f"• {problem}" for problem in problems)
+            self.notify(told, title="Settings", severity="warning", timeout=20, markup=False)
+
     async def _main_shown(self) -> MainScreen:
         """The main screen, once it is made and mounted."""
         await self._main_made.wait()
@@ -297,6 +313,9 @@ class CodexDeckApp(KeysFirstApp):
                     first.cancel()  # not awaited: the app closed meanwhile
             self._collector.settled()
             self.call_after_refresh(self._warm_up)  # after the frame that shows it ready
+            if self._check_again is not None:
+                self.run_worker(self._settings_again(self._check_again), group="settings")
+                self._check_again = None
             hints, self._hints = self._hints, None
             for hint in await hints() if hints is not None else []:
                 self.notify(hint, timeout=15, markup=False)
@@ -378,7 +397,7 @@ class CodexDeckApp(KeysFirstApp):
         them; attached to a shared codex it declines nothing, its requests wait for the next
         client), a message written and not sent, images attached to the next message.
         """
-        typed = self.main.draft.text if self._replay() is None else ""  # a replay sends none
+        typed = self.main.draft.text if self.playing() is None else ""  # a replay sends none
         lost = quitting_loses(self.main.backend, typed, self._attached)
         if lost and not isinstance(self.screen, ConfirmScreen):
             question = " ".join([*lost, "Quit?"])
@@ -412,36 +431,13 @@ class CodexDeckApp(KeysFirstApp):
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await self._recorder.worker.wait()
 
-    def _replay(self) -> ReplayBackend | None:
+    def playing(self) -> ReplayBackend | None:
         if self._main is None or self._main.backend is None:
             return None
         from engine.replay import ReplayBackend
 
         backend = self._main.backend
         return backend if isinstance(backend, ReplayBackend) else None
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action.startswith("replay_"):
-            return self._replay() is not None
-        return True
-
-    def action_replay_pause(self) -> None:
-        """Pause the replay, or play on from where it is."""
-        replay = self._replay()
-        if replay is None:
-            return
-        if replay.paused:
-            replay.resume()
-            self.notify(f"Playing from event {replay.played} of {replay.total}.")
-        else:
-            replay.pause()
-            self.notify(f"Paused at event {replay.played} of {replay.total}: f10 steps, f9 plays.")
-
-    def action_replay_step(self) -> None:
-        """Play the next item of a paused replay."""
-        replay = self._replay()
-        if replay is not None:
-            replay.step()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -240,6 +240,7 @@ def make_app(args: argparse.Namespace, startup: Startup, welcome: str) -> CodexD
         hints=startup.hints,
         record=args.record,
         prepare=startup.prepare,
+        check_again=startup.check_again,
         attached=bool(args.connect),
         open_unstored=None if args.demo else startup.open_unstored,
     )

@@ -30,12 +30,17 @@ def read_settings(args: argparse.Namespace) -> tuple[Settings, list[str]]:
     Raises:
         SettingsError: a setting is wrong (named, with where it was set).
     """
-    from engine.settings_source import load_settings
+    from engine.settings_kept import checked
 
-    settings, warnings = load_settings()
-    if args.cwd is not None:
-        settings = replace(settings, codex=replace(settings.codex, cwd=args.cwd))
-    return settings, warnings
+    settings, warnings = checked()
+    return with_cwd(settings, args), warnings
+
+
+def with_cwd(settings: Settings, args: argparse.Namespace) -> Settings:
+    """`settings` with `--cwd` over them, if it was given."""
+    if args.cwd is None:
+        return settings
+    return replace(settings, codex=replace(settings.codex, cwd=args.cwd))
 
 
 class Startup:
@@ -48,6 +53,8 @@ class Startup:
         tables = file_tables()  # read once before the paint, for both
         self.settings = Settings(ui=first_frame_ui(tables))
         """The first frame's settings until `prepare` has read them all."""
+        self._read: tuple[Settings, list[str]] | None = None
+        """The settings `prepare` read (before --cwd went over them), and what was said."""
         self._place: DemoPlace | None = None
         self._early: Spawned | None = None
         self._lock = threading.Lock()
@@ -83,7 +90,10 @@ class Startup:
             CodexDeckError: a setting is wrong, or no codex is found.
         """
         try:
-            settings, warnings = read_settings(self._args)
+            from engine.settings_kept import read_settings as as_checked_last
+
+            self._read = as_checked_last()
+            settings, warnings = with_cwd(self._read[0], self._args), self._read[1]
             if not self._args.connect and self._early is None:
                 self._start_ahead(settings, find_codex(settings.codex.binary).path)
         except CodexDeckError:
@@ -91,6 +101,17 @@ class Startup:
             raise
         self.settings = settings
         return settings, self._said + warnings
+
+    def check_again(self) -> list[str]:
+        """Check the settings again, once the app is up (`prepare` may have taken them as
+        they were checked last): what that says that was not said.
+
+        Raises:
+            SettingsError: a setting is wrong now.
+        """
+        from engine.settings_kept import check_again
+
+        return check_again(self._read) if self._read is not None else []
 
     def close(self) -> None:
         """Close what was started ahead and never used (the app closed before its engine
