@@ -191,18 +191,14 @@ def demo_backend(
 
     @asynccontextmanager
     async def open_demo() -> AsyncIterator[Backend]:
-        # Imported here: some 100 ms that a start on the user's own codex does not need.
-        from engine.scripted_model import run_scripted_model
-
         nonlocal place, early
-        where, started = place or DemoPlace.make(), early
-        place = early = None  # for the first opening only
+        where = place if place is not None else await anyio.to_thread.run_sync(DemoPlace.make)
+        started, place, early = early, None, None  # the head start: for the first opening only
         try:
-            async with run_scripted_model(bound=where.listener):
-                offline = where.settings(settings)
-                async with Engine.open(offline, cwd=where.workspace, early=started) as engine:
-                    yield engine
+            offline = where.settings(settings)
+            async with Engine.open(offline, cwd=where.workspace, early=started) as engine:
+                yield engine
         finally:
-            where.close()
+            await anyio.to_thread.run_sync(where.close)
 
     return open_demo

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import socket
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -24,6 +26,13 @@ async def serve(port: int, requests: Path | None, ids: Ids) -> None:
             await anyio.sleep_forever()
         else:
             await log_requests(model, requests)
+
+
+async def serve_for_parent(fd: int) -> None:
+    """Serve on the listening socket `fd` (the demo's, made by codex-deck) until the standard
+    input closes: codex-deck closed the demo, or is gone."""
+    async with run_scripted_model(bound=socket.socket(fileno=fd)):
+        await anyio.wrap_file(sys.stdin.buffer).read()
 
 
 async def log_requests(model: ScriptedModel, path: Path) -> None:
@@ -47,9 +56,17 @@ def main() -> None:
         default="unique",
         help="how items are named: unique (as OpenAI), reused in every response, or none",
     )
+    parser.add_argument(
+        "--listen-fd",
+        type=int,
+        help="serve on this listening socket (inherited) until the standard input closes",
+    )
     arguments = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
-        anyio.run(serve, arguments.port, arguments.requests, arguments.ids)
+        if arguments.listen_fd is not None:
+            anyio.run(serve_for_parent, arguments.listen_fd)
+        else:
+            anyio.run(serve, arguments.port, arguments.requests, arguments.ids)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +15,8 @@ from engine.settings import ProviderSettings, Settings
 OFFLINE_PROVIDER = "codex-deck-offline"
 OFFLINE_MODEL = "codex-deck-scripted"
 OFFLINE_NOISE = (f"Model metadata for `{OFFLINE_MODEL}` not found",)
+MODEL_EXIT_SECONDS = 2.0
+"""How long the demo's model may take to end once its place closes."""
 """Warnings codex gives about the scripted model itself, which tell the user nothing."""
 
 
@@ -29,18 +33,36 @@ def local_url(port: int) -> str:
 @dataclass(frozen=True, slots=True, eq=False)
 class DemoPlace:
     """Where the demo runs: a throw-away directory with codex's home and the workspace, and
-    the scripted model's socket, listening already (so codex can be started with its address
-    before the model runs)."""
+    the scripted model, serving on a socket that listens already (so codex can be started
+    with its address while the model starts). The model runs in a process of its own (its
+    imports and its streaming take nothing of the app's time); it ends with the place, or
+    as soon as the process that made the place is gone."""
 
     scratch: tempfile.TemporaryDirectory[str]
     listener: socket.socket
     port: int
+    model: subprocess.Popen[bytes]
 
     @classmethod
     def make(cls) -> DemoPlace:
+        """Raises: OSError: the place or its model could not be made."""
         scratch = tempfile.TemporaryDirectory(prefix="codex-deck-demo-")
         listener = socket.create_server(("127.0.0.1", 0))
-        place = cls(scratch, listener, listener.getsockname()[1])
+        fd = listener.fileno()
+        try:
+            model = subprocess.Popen(
+                [sys.executable, "-m", "engine.scripted_model", "--listen-fd", str(fd)],
+                pass_fds=(fd,),
+                stdin=subprocess.PIPE,  # closed as the place is: the model ends
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # the terminal's ctrl+c is the app's, not the model's
+            )
+        except OSError:
+            listener.close()
+            scratch.cleanup()
+            raise
+        place = cls(scratch, listener, listener.getsockname()[1], model)
         place.home.mkdir()
         place.workspace.mkdir()
         return place
@@ -63,6 +85,13 @@ class DemoPlace:
         return offline_settings(base, self, self.home)
 
     def close(self) -> None:
+        if self.model.stdin is not None:
+            self.model.stdin.close()
+        try:
+            self.model.wait(MODEL_EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            self.model.kill()
+            self.model.wait()
         self.listener.close()
         self.scratch.cleanup()
 
