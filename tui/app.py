@@ -8,12 +8,12 @@ import importlib
 import os
 import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import anyio
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -69,6 +69,8 @@ FIRST_TITLE = "Conversation 1"
 """The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
 EXIT_GRACE_SECONDS = 2.0
+ENDINGS = (signal.SIGHUP, signal.SIGTERM)
+"""The signals that tell the app to end: it closes as on ctrl+q."""
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
 
@@ -124,7 +126,7 @@ class CodexDeckApp(ReplayKeys):
             from tui.recorder import Recorder
 
             self._recorder = Recorder(record)
-        self._closing = False
+        self._ending = False
         self.settings = settings
         self._conversation = conversation
         self._sign_in = sign_in
@@ -170,8 +172,10 @@ class CodexDeckApp(ReplayKeys):
             self.set_interval(TERMINAL_CHECK_SECONDS, self._check_terminal)
         if not self.is_headless:
             loop = asyncio.get_running_loop()
-            for hang_up in (signal.SIGHUP, signal.SIGTERM):
+            for hang_up in ENDINGS:
                 loop.add_signal_handler(hang_up, self._close_unseen)
+        # Held since just before the app ran (`tui.cli`): one that came meanwhile comes now.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, ENDINGS)
 
     def _check_terminal(self) -> None:
         """A terminal that went away without a hang-up (its window killed, a dropped
@@ -184,15 +188,17 @@ class CodexDeckApp(ReplayKeys):
     def _close_unseen(self) -> None:
         """The terminal went away, hung up (SIGHUP: an ssh connection dropped) or the app was
         told to end (SIGTERM): close as on ctrl+q, declining what waits."""
-        if not self._closing:
-            self._closing = True
+        if not self._ending:
+            self._ending = True
             self.run_worker(self._terminal_gone(), exclusive=True)
 
     async def _terminal_gone(self) -> None:
         await self.shut_down()  # the engine is closed, answers declined, the store written
-        # Textual's own exit restores the terminal; with none left it can hang there.
-        await anyio.sleep(EXIT_GRACE_SECONDS)
-        os._exit(0)
+        # Textual's own exit restores the terminal; with none left it can hang there: end
+        # the process if it has not ended by itself meanwhile.
+        last_word = threading.Timer(EXIT_GRACE_SECONDS, os._exit, (0,))
+        last_word.daemon = True
+        last_word.start()
 
     @work(group="start", exit_on_error=True)
     async def _open_main(self, starting: StartingScreen) -> None:

@@ -7,10 +7,12 @@ import gc
 import math
 import os
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from engine import find_codex
@@ -192,33 +194,48 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     """The app, on the first frame's settings: the rest are read, and codex started, once
     that frame is painted (`tui.startup`). A frame like it is painted first, while the app
     is imported (`tui.first_frame`); what is typed on it goes on in the app."""
-    startup = Startup(args, warnings)
-    welcome = DEMO_TOUR if args.demo else WELCOME  # the first frame says what comes
-    ui = startup.settings.ui
-    # Keys of the user's own would show otherwise in the app's key bar: no frame before it.
-    frame = FirstFrame.open(welcome, ui.theme) if not ui.keys else None
+    endings = (signal.SIGTERM, signal.SIGHUP)
+    for ending in endings:
+        # Until the app takes these over: end by unwinding, so that what was started ahead
+        # (codex, the demo's place and model) is closed on the way out.
+        signal.signal(ending, end_as_told)
+    startup: Startup | None = None
+    frame: FirstFrame | None = None
     try:
+        startup = Startup(args, warnings)
+        welcome = DEMO_TOUR if args.demo else WELCOME  # the first frame says what comes
+        ui = startup.settings.ui
+        # Keys of the user's own would show otherwise in the app's key bar: no frame before.
+        frame = FirstFrame.open(welcome, ui.theme) if not ui.keys else None
         app = make_app(args, startup, welcome)
+        if frame is not None:
+            from tui.widgets.draft import Draft  # imported with the app
+
+            typed = frame.hand_over()
+            lines = typed.text.split("\n")
+            app.first_typed = Draft(typed.text, (len(lines) - 1, len(lines[-1])), typed.held)
+            app.quit_asked = typed.quit
+        gc.freeze()  # what start-up made stays: the collector need not walk it again
+        # From here until the app has its own handlers (it unblocks them then), one of these
+        # waits: ending by unwinding in the middle of Textual's start would leave the
+        # terminal half taken over.
+        signal.pthread_sigmask(signal.SIG_BLOCK, endings)
+        frame = None  # the app takes the terminal over from the frame
+        app.run()
     except BaseException:
         if frame is not None:
             frame.close()
-        startup.close()
         raise
-    if frame is not None:
-        from tui.widgets.draft import Draft  # imported with the app
-
-        typed = frame.hand_over()
-        lines = typed.text.split("\n")
-        app.first_typed = Draft(typed.text, (len(lines) - 1, len(lines[-1])), typed.held)
-        app.quit_asked = typed.quit
-    gc.freeze()  # what start-up made stays: the collector need not walk it again
-    try:
-        app.run()
     finally:
-        startup.close()
+        if startup is not None:
+            startup.close()
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
     return 0
+
+
+def end_as_told(number: int, _: FrameType | None) -> None:
+    raise SystemExit(128 + number)
 
 
 def make_app(args: argparse.Namespace, startup: Startup, welcome: str) -> CodexDeckApp:

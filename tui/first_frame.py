@@ -333,10 +333,9 @@ class FirstFrame:
 
     def _ended(self, number: int, _: FrameType | None) -> None:
         """Told to end (a hang-up, SIGTERM) before the app is up: the terminal as it was,
-        then end as told."""
+        then end (what is open is closed on the way out)."""
         self.close()
-        signal.signal(number, signal.SIG_DFL)
-        os.kill(os.getpid(), number)
+        raise SystemExit(128 + number)
 
     def close(self) -> None:
         """The app will not start: leave the frame's screen, and the terminal as it was."""
