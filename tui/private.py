@@ -10,6 +10,11 @@
   that paints, and paints itself (`tui/pacing.py`).
 - `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
+- `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
+  placeholder, an image path as an attachment: `tui/widgets/composer.py`).
+
+And none of Textual's own attributes is set by codex-deck under the same name (a test walks
+every class of `tui` for one).
 - textual-serve's `Server._make_app`: the web application the secret is checked in front of
   (`tui/serve.py`).
 """

@@ -3,7 +3,10 @@ and still what codex-deck takes them for: a release that changes one fails here,
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
+import re
 
 import anyio
 import pytest
@@ -15,6 +18,7 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual_serve.server import Server
 
+import tui
 from tui.private import driver, drop_screen
 
 pytestmark = pytest.mark.anyio
@@ -82,3 +86,36 @@ async def test_an_exit_from_outside_reaches_the_app_before_textual_ends_it() -> 
 
     await Probe().run_async(headless=True)
     assert order == ["closing", "closed", "unmounted"]
+
+
+def test_a_text_area_takes_pastes_in_on_paste() -> None:
+    handler = inspect.getattr_static(TextArea, "_on_paste")
+    assert inspect.iscoroutinefunction(handler)
+    assert list(inspect.signature(handler).parameters) == ["self", "event"]
+
+
+SET_PRIVATE = re.compile(r"self\.(_[a-z][a-z0-9_]*)\s*(?::[^=\n]*)?=(?!=)")
+
+
+def test_no_attribute_codex_deck_sets_is_one_of_textuals_own() -> None:
+    """An attribute of codex-deck's own with the name of one of Textual's replaces Textual's
+    (the app once named a flag `_closing`, which is the message pump's: set, the app posted
+    nothing more, not even its own exit)."""
+    clashes = []
+    for info in pkgutil.walk_packages(tui.__path__, "tui."):
+        if info.name.endswith("__main__"):
+            continue  # the command itself: importing it runs it
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if not (inspect.isclass(cls) and cls.__module__ == module.__name__):
+                continue
+            base = next((c for c in cls.__mro__ if c.__module__.startswith("textual")), None)
+            if base is None:
+                continue
+            try:
+                theirs = set(vars(base()))
+            except TypeError:
+                theirs = set()
+            ours = set(SET_PRIVATE.findall(inspect.getsource(cls)))
+            clashes += [f"{cls.__name__}.{name} ({base.__name__})" for name in ours & theirs]
+    assert clashes == []
