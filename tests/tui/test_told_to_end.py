@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.reliability.report import Ledger
 from tests.tui.tmux import COMMAND
 
 DEADLINE_SECONDS = 30
@@ -29,7 +30,7 @@ LEAVE_SCREEN = b"\x1b[?1049l"
     ids=["on the first frame", "as Textual takes over", "once it runs"],
 )
 def test_told_to_end_it_ends_by_itself_and_leaves_the_terminal_and_no_demo_behind(
-    when: bytes, tmp_path: Path
+    when: bytes, tmp_path: Path, tally: Ledger, request: pytest.FixtureRequest
 ) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -74,3 +75,7 @@ def test_told_to_end_it_ends_by_itself_and_leaves_the_terminal_and_no_demo_behin
         os.close(slave)
     assert b"Traceback" not in written
     assert list(scratch.iterdir()) == [], "the demo's place is left behind"
+    moment = request.node.callspec.id
+    tally(
+        "fault", f"SIGTERM {moment}: ended by itself, terminal as it was, no demo left", crashes=0
+    )
