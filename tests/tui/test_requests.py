@@ -342,6 +342,7 @@ async def test_a_file_change_asked_for_without_a_cwd_shows_its_whole_path() -> N
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.opened and app.main.query(ApprovalCard), "the card shows")
         card = app.main.query_one(ApprovalCard)
+        await until(pilot, lambda: card.query(".card-label"), "the card's lines are drawn")
         labels = [str(label.render()) for label in card.query(".card-label")]
         assert "/tmp/project/notes.md" in labels
         await app.shut_down()
