@@ -64,7 +64,7 @@ def stream() -> list[tuple[str, dict[str, Any]]]:
         "type": "commandExecution",
         "id": "call-1",
         "command": "/bin/bash -lc 'ls -la'",
-        "cwd": "/work",
+        "cwd": "/home/dev/project",
         "status": "completed",
         "commandActions": [{"type": "listFiles", "command": "ls -la", "path": None}],
         "aggregatedOutput": "total 0\n" * 20,
@@ -75,7 +75,9 @@ def stream() -> list[tuple[str, dict[str, Any]]]:
         "type": "fileChange",
         "id": "call-2",
         "status": "completed",
-        "changes": [{"path": "/work/a.txt", "kind": {"type": "add"}, "diff": "hello\n" * 20}],
+        "changes": [
+            {"path": "/home/dev/project/a.txt", "kind": {"type": "add"}, "diff": "hello\n" * 20}
+        ],
     }
     notes: list[tuple[str, dict[str, Any]]] = []
     for n in range(NOTIFICATIONS - 1):

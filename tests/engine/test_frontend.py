@@ -56,15 +56,16 @@ def test_the_demos_model_ends_when_the_process_that_made_it_is_killed() -> None:
         "from engine.transport.offline import DemoPlace\n"
         "place = DemoPlace.make()\n"
         "print(place.model.pid, flush=True)\n"
-        "import time\ntime.sleep(60)\n"
+        "import sys\nsys.stdin.read()\n"
     )
-    maker = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    assert maker.stdout is not None
-    pid = int(maker.stdout.readline())
-    model = os.pidfd_open(pid)
-    try:
+    with subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as maker:
+        assert maker.stdout is not None
+        pid = int(maker.stdout.readline())
+        model = os.pidfd_open(pid)
         maker.kill()
-        maker.wait()
+    try:
         ended, _, _ = select.select([model], [], [], 10)
         assert ended, "the model runs on"
     finally:

@@ -3,6 +3,7 @@ text (escape sequences dropped) can be waited on."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import pty
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 COMMAND = Path(sys.executable).parent / "codex-deck"
 DEADLINE_SECONDS = 60
@@ -23,11 +25,27 @@ ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[\]P][^\x07\x1b]*(\x07|
 
 
 class PtyApp:
-    def __init__(self, process: subprocess.Popen[bytes], master: int) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], master: int, modes: list[Any]) -> None:
         self.process = process
         self.master = master
         self.raw = b""
         """Every byte the app wrote to its terminal."""
+        self.first_modes = modes
+        """The terminal's modes before the app started."""
+
+    def modes(self) -> list[Any]:
+        """The terminal's modes now (a pty's are read from either end)."""
+        return termios.tcgetattr(self.master)
+
+    def wait_for_bytes(self, wanted: bytes) -> None:
+        """Read until the app has written `wanted` (escape sequences and all)."""
+        self.wait_until(lambda: wanted in self.raw, repr(wanted))
+
+    def read_rest(self) -> None:
+        """Read what the app wrote before it ended (it has)."""
+        with contextlib.suppress(OSError):
+            while select.select([self.master], [], [], 0.2)[0]:
+                self.raw += os.read(self.master, 1 << 16)
 
     @property
     def text(self) -> str:
@@ -72,22 +90,32 @@ def _take_the_terminal() -> None:
 
 
 @contextmanager
-def running(args: list[str], env: dict[str, str], controlling: bool = False) -> Iterator[PtyApp]:
-    """codex-deck with `args` in a 120×36 pty (its controlling terminal, if `controlling`);
-    stopped (and its terminal closed) on exit."""
+def running(
+    args: list[str],
+    env: dict[str, str],
+    controlling: bool = False,
+    size: tuple[int, int] = (120, 36),
+    command: list[str] | None = None,
+    cwd: Path | None = None,
+) -> Iterator[PtyApp]:
+    """codex-deck with `args` (or `command` instead) in a pty of `size` columns by rows (its
+    controlling terminal, if `controlling`), in `cwd`; stopped (and its terminal closed) on
+    exit."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
+    modes = termios.tcgetattr(slave)
     process = subprocess.Popen(
-        [str(COMMAND), *args],
+        command or [str(COMMAND), *args],
         stdin=slave,
         stdout=slave,
         stderr=slave,
-        env={**os.environ, **env, "TERM": "xterm-256color"},
+        cwd=cwd,
+        env={**os.environ, "TERM": "xterm-256color", **env},
         start_new_session=True,
         preexec_fn=_take_the_terminal if controlling else None,
     )
     os.close(slave)
-    app = PtyApp(process, master)
+    app = PtyApp(process, master, modes)
     try:
         yield app
     finally:

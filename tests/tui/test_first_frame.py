@@ -5,21 +5,15 @@ the terminal is as it was once the app has ended."""
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
 import signal
-import struct
-import subprocess
 import sys
 import termios
-import time
 from pathlib import Path
 
 import pyte
 import pytest
 
+from tests.reliability.terminal import running
 from tests.tui.test_tmux_typing import type_slowly
 from tests.tui.tmux import COMMAND, Terminal, message_box, quit_app
 from tui.first_frame import Keys, Typed
@@ -52,31 +46,13 @@ def the_two_frames(
 ) -> tuple[bytes, bytes]:
     """What `codex-deck --demo` writes in a pty before Textual takes over, and from then on
     until Textual's first frame is painted."""
-    columns, rows = size
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    app = subprocess.Popen(
-        [str(COMMAND), "--demo"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        cwd=tmp_path,
-        env={**os.environ, "CODEX_DECK_CONFIG": str(tmp_path / "config.toml"), **env},
-        start_new_session=True,
-    )
-    os.close(slave)
-    written = b""
-    try:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while MOUSE_ON not in written or b"palette" not in written.split(MOUSE_ON, 1)[1]:
-            readable, _, _ = select.select([master], [], [], deadline - time.monotonic())
-            assert readable, f"no frame came; written: {written[-300:]!r}"
-            written += os.read(master, 1 << 16)
-    finally:
-        app.terminate()
-        app.wait()
-        os.close(master)
-    before, after = written.split(MOUSE_ON, 1)
+    settings = {"CODEX_DECK_CONFIG": str(tmp_path / "config.toml"), **env}
+    with running(["--demo"], settings, size=size, cwd=tmp_path) as app:
+        app.wait_until(
+            lambda: MOUSE_ON in app.raw and b"palette" in app.raw.split(MOUSE_ON, 1)[1],
+            "Textual's first frame",
+        )
+        before, after = app.raw.split(MOUSE_ON, 1)
     return before, after
 
 
@@ -157,33 +133,13 @@ def test_keys_typed_from_the_first_moment_go_on_in_the_app_and_the_terminal_is_r
 def test_told_to_end_before_the_app_is_up_the_terminal_is_left_as_it_was(tmp_path: Path) -> None:
     """SIGTERM (or a hang-up) while only the first frame is there: the frame's screen is left
     and the terminal's modes are as before (lines, echo), not the frame's raw ones."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    before = termios.tcgetattr(slave)
     script = "from tui.first_frame import FirstFrame\nFirstFrame.open('w', 'codex-deck-dark')\n"
-    script += "import time\ntime.sleep(60)\n"
-    frame = subprocess.Popen(
-        [sys.executable, "-c", script],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env={**os.environ, "TERM": "xterm-256color"},
-        start_new_session=True,
-    )
-    written = b""
-    try:
-        while b"palette" not in written:
-            readable, _, _ = select.select([master], [], [], DEADLINE_SECONDS)
-            assert readable, written[-200:]
-            written += os.read(master, 1 << 16)
-        assert not termios.tcgetattr(slave)[3] & termios.ICANON, "the frame takes keys raw"
-        frame.terminate()
-        assert frame.wait(DEADLINE_SECONDS) == 128 + signal.SIGTERM
-        while select.select([master], [], [], 0.2)[0]:
-            written += os.read(master, 1 << 16)
-        assert written.endswith(b"\x1b[?1049l"), "the frame's screen is left"
-        assert termios.tcgetattr(slave) == before
-    finally:
-        frame.kill()
-        os.close(master)
-        os.close(slave)
+    script += "import signal\nsignal.pause()\n"
+    with running([], {}, size=(100, 30), command=[sys.executable, "-c", script]) as frame:
+        frame.wait_for_bytes(b"palette")
+        assert not frame.modes()[3] & termios.ICANON, "the frame takes keys raw"
+        frame.process.terminate()
+        assert frame.process.wait(DEADLINE_SECONDS) == 128 + signal.SIGTERM
+        frame.read_rest()
+        assert frame.raw.endswith(b"\x1b[?1049l"), "the frame's screen is left"
+        assert frame.modes() == frame.first_modes

@@ -4,21 +4,13 @@ modes, and out of the app's screen), and leaves nothing behind (the demo's place
 
 from __future__ import annotations
 
-import fcntl
-import os
-import pty
-import select
 import signal
-import struct
-import subprocess
-import termios
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.reliability.report import Ledger
-from tests.tui.tmux import COMMAND
+from tests.reliability.terminal import running
 
 DEADLINE_SECONDS = 30
 LEAVE_SCREEN = b"\x1b[?1049l"
@@ -34,45 +26,18 @@ def test_told_to_end_it_ends_by_itself_and_leaves_the_terminal_and_no_demo_behin
 ) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    before = termios.tcgetattr(slave)
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "CODEX_DECK_CONFIG": str(tmp_path / "config.toml"),
-        "TMPDIR": str(scratch),
-    }
-    app = subprocess.Popen(
-        [str(COMMAND), "--demo"],
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        env=env,
-        start_new_session=True,
-    )
-    written = b""
-    try:
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while when not in written:
-            readable, _, _ = select.select([master], [], [], deadline - time.monotonic())
-            assert readable, f"{when!r} never came: {written[-300:]!r}"
-            written += os.read(master, 1 << 16)
-        told = len(written)
-        app.send_signal(signal.SIGTERM)
-        app.wait(DEADLINE_SECONDS)
-        while select.select([master], [], [], 0.2)[0]:
-            written += os.read(master, 1 << 16)
+    env = {"CODEX_DECK_CONFIG": str(tmp_path / "config.toml"), "TMPDIR": str(scratch)}
+    with running(["--demo"], env, size=(100, 30)) as app:
+        app.wait_for_bytes(when)
+        told = len(app.raw)
+        app.process.send_signal(signal.SIGTERM)
+        app.process.wait(DEADLINE_SECONDS)
+        app.read_rest()
+        written = app.raw
         assert LEAVE_SCREEN in written[told:] or (
             when == b"palette" and written.rstrip().endswith(LEAVE_SCREEN)
         ), f"the app's screen was not left: {written[-200:]!r}"
-        assert termios.tcgetattr(slave) == before, "the terminal's modes are not as they were"
-    finally:
-        if app.poll() is None:
-            app.kill()
-            app.wait()
-        os.close(master)
-        os.close(slave)
+        assert app.modes() == app.first_modes, "the terminal's modes are not as they were"
     assert b"Traceback" not in written
     assert list(scratch.iterdir()) == [], "the demo's place is left behind"
     moment = request.node.callspec.id
