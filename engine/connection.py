@@ -129,7 +129,7 @@ class Connection:
         """codex could not be reached at start (`reason`); it will be reached again (`what`
         says how): until then nothing goes to it, and a message waits for it."""
         link = self._core.link
-        link.reached, link.unreached, link.status = None, reason, "failed"
+        link.unreached, link.status = reason, "failed"
         link.back = anyio.Event()
         self._restorer.resumed.set()  # nothing to resume now: it is done once codex is back
         self._status("failed", reason)

@@ -27,6 +27,7 @@ from themes import STYLESHEET
 from themes.built import DARK, THEMES
 from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
+from tui.first_frame import ENDINGS
 from tui.notify import alert
 from tui.palette import main_commands
 from tui.private import drop_screen
@@ -69,8 +70,6 @@ FIRST_TITLE = "Conversation 1"
 """The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
 EXIT_GRACE_SECONDS = 2.0
-ENDINGS = (signal.SIGHUP, signal.SIGTERM)
-"""The signals that tell the app to end: it closes as on ctrl+q."""
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
 

@@ -20,7 +20,7 @@ from engine.errors import CodexDeckError, SettingsError
 from engine.settings import CONFIG_ENV, Settings, config_path
 from engine.version import __version__
 from tui.addresses import checked_connection
-from tui.first_frame import FirstFrame
+from tui.first_frame import ENDINGS, FirstFrame
 from tui.startup import Startup, read_settings
 
 if TYPE_CHECKING:
@@ -194,8 +194,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     """The app, on the first frame's settings: the rest are read, and codex started, once
     that frame is painted (`tui.startup`). A frame like it is painted first, while the app
     is imported (`tui.first_frame`); what is typed on it goes on in the app."""
-    endings = (signal.SIGTERM, signal.SIGHUP)
-    for ending in endings:
+    for ending in ENDINGS:
         # Until the app takes these over: end by unwinding, so that what was started ahead
         # (codex, the demo's place and model) is closed on the way out.
         signal.signal(ending, end_as_told)
@@ -219,7 +218,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         # From here until the app has its own handlers (it unblocks them then), one of these
         # waits: ending by unwinding in the middle of Textual's start would leave the
         # terminal half taken over.
-        signal.pthread_sigmask(signal.SIG_BLOCK, endings)
+        signal.pthread_sigmask(signal.SIG_BLOCK, ENDINGS)
         frame = None  # the app takes the terminal over from the frame
         app.run()
     except BaseException:

@@ -41,6 +41,7 @@ ESCAPE_WAIT = 0.05
 """Seconds to wait for the rest of an escape sequence before taking Esc as a key."""
 MIN_SIZE = (40, 10)
 ENDINGS = (signal.SIGTERM, signal.SIGHUP)
+"""The signals that tell codex-deck to end: it closes as on ctrl+q, at any moment of its start."""
 WORD = re.compile(r"\s*\S+\s*")
 
 RGB = tuple[int, int, int]
