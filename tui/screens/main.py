@@ -26,7 +26,6 @@ from engine.events import (
     SideChatAsked,
     SideChatDelta,
     SideChatUpdated,
-    SubAgentActivity,
     TokenUsageUpdated,
     UsageLimitsUpdated,
 )
@@ -45,7 +44,7 @@ from tui.widgets.draft import Draft
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.side_panel import SidePanel
 from tui.widgets.status_bar import StatusBar
-from tui.widgets.trace_pane import TracePane
+from tui.widgets.trace_pane import FOR_THE_FRONT_END, TracePane
 
 SIDE_EVENTS = (SideChatUpdated, SideChatAsked, SideChatDelta, SideChatAnswered)
 
@@ -218,8 +217,8 @@ class MainScreen(PickingScreen):
         side_events = [e for e in message.events if isinstance(e, SIDE_EVENTS)]
         if side_events:
             await self._side_events(side_events)
-        told = (FilesFound, SubAgentActivity)  # for the front end, not the trace
-        self.query_one(TracePane).add([e for e in message.events if not isinstance(e, told)])
+        trace = self.query_one(TracePane)
+        trace.add([e for e in message.events if not isinstance(e, FOR_THE_FRONT_END)])
         changed = ConversationUpdated | TokenUsageUpdated | UsageLimitsUpdated
         if any(isinstance(e, changed) for e in message.events):
             self._refresh_status()
@@ -298,7 +297,6 @@ class MainScreen(PickingScreen):
         events = await self.backend.history(conversation_id)
         if recovered:
             said = self.backend.full_trace(conversation_id)
-            self.query_one(TracePane).add(said)
             notices = [e for e in said if isinstance(e, Notice)]
             events = sorted([*events, *notices], key=lambda event: event.at)
         await transcript.apply(events)

@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Static
 from engine.events import (
     ConversationUpdated,
     EngineEvent,
+    FilesFound,
     InteractionRequested,
     InteractionResolved,
     ItemCompleted,
@@ -32,6 +33,7 @@ from engine.events import (
     SideChatDelta,
     SideChatUpdated,
     StopRequested,
+    SubAgentActivity,
     SubmissionAccepted,
     TokenUsageUpdated,
     TurnCompleted,
@@ -46,6 +48,10 @@ from tui.timeline import render, turn_timelines
 from tui.widgets.ordered import run_binding
 
 ROWS_KEPT = 4000
+"""Rows held for the conversation in view."""
+ROWS_OUT_OF_VIEW = 100
+"""Rows held for a conversation out of view: coming into view, its rows are made again from
+the backend's trace (the engine holds it; the pane need not hold it twice)."""
 KIND_CHARS = 20
 """Wide enough for the longest kind (`delta reasoning_summary` is cut, the rest fit)."""
 LABEL_CHARS = 26
@@ -54,6 +60,9 @@ FIXED_CHARS = 8 + KIND_CHARS + 7 + 4 * 2 + 2
 """The time, kind and took columns, each column's padding, and the scrollbar."""
 TIMELINE_SECONDS = 0.25
 """The timeline is drawn again at most this often while events come."""
+FOR_THE_FRONT_END = (FilesFound, SubAgentActivity)
+"""Events that tell the front end something (files an @ found, a sub-agent's activity): not
+the trace's."""
 FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")
 
 
@@ -65,6 +74,11 @@ class Row:
     took: str = ""
     count: int = 1
     item_id: str | None = None
+    last_seq: int = -1
+    """The seq of the latest event counted on the row."""
+
+    def __post_init__(self) -> None:
+        self.last_seq = self.event.seq
 
 
 def _continues(row: Row, event: EngineEvent) -> bool:
@@ -182,6 +196,8 @@ class TracePane(Vertical):
     def __init__(self) -> None:
         super().__init__(id="trace")
         self._rows: dict[str, deque[Row]] = {}
+        self._whole: set[str] = set()
+        """The conversations whose rows are all that is kept of them (not only the latest)."""
         self._shown: str | None = None
         self.backend: Backend | None = None
         """Where the trace is exported from (None until the engine is up)."""
@@ -222,15 +238,12 @@ class TracePane(Vertical):
         for event in events:
             if event.conversation_id is None:
                 continue
-            rows = self._rows.setdefault(event.conversation_id, deque(maxlen=ROWS_KEPT))
-            last = rows[-1] if rows else None
-            if last is not None and _continues(last, event):
-                last.count += 1
-                touched[str(last.event.seq)] = last
+            row = self._take(event.conversation_id, event)
+            if row is None:
                 continue
-            row = describe(event)
-            rows.append(row)
-            if visible and event.conversation_id == self._shown and matches(row, self._filter):
+            if row.count > 1:
+                touched[str(row.event.seq)] = row
+            elif visible and event.conversation_id == self._shown and matches(row, self._filter):
                 self._add_row(table, row)
         if not visible:
             return
@@ -240,6 +253,35 @@ class TracePane(Vertical):
         if not self._timeline_due and self.has_class("-timeline"):
             self._timeline_due = True
             self.set_timer(TIMELINE_SECONDS, self._draw_timeline)
+
+    def _take(self, conversation_id: str, event: EngineEvent) -> Row | None:
+        """Put the event into the conversation's rows: the row it made or counted on (None
+        for one the rows have already: made again from the backend's trace)."""
+        rows = self._rows.get(conversation_id)
+        if rows is None:
+            kept = ROWS_KEPT if conversation_id == self._shown else ROWS_OUT_OF_VIEW
+            rows = self._rows[conversation_id] = deque(maxlen=kept)
+        last = rows[-1] if rows else None
+        if last is not None and last.last_seq >= event.seq:
+            return None
+        if last is not None and _continues(last, event):
+            last.count += 1
+            last.last_seq = event.seq
+            return last
+        row = describe(event)
+        rows.append(row)
+        return row
+
+    def _made_again(self, conversation_id: str) -> None:
+        """The conversation's rows as the backend's trace holds them (a replay holds none
+        apart from what it plays: its latest rows stay)."""
+        self._whole.add(conversation_id)
+        traced = self.backend.full_trace(conversation_id) if self.backend is not None else []
+        held = self._rows.get(conversation_id, ())
+        self._rows[conversation_id] = deque(() if traced else held, maxlen=ROWS_KEPT)
+        for event in traced:
+            if not isinstance(event, FOR_THE_FRONT_END):
+                self._take(conversation_id, event)
 
     def action_toggle_timeline(self) -> None:
         """Show or hide the timeline of the selected turn (the latest, unless a row of an
@@ -273,6 +315,10 @@ class TracePane(Vertical):
             self._draw_timeline()
 
     def show(self, conversation_id: str) -> None:
+        left = self._shown
+        if left is not None and left != conversation_id and left in self._rows:
+            self._rows[left] = deque(self._rows[left], maxlen=ROWS_OUT_OF_VIEW)
+            self._whole.discard(left)
         self._shown = conversation_id
         if not self.display:
             return
@@ -281,6 +327,8 @@ class TracePane(Vertical):
             self._draw_timeline()
 
     def _redraw(self) -> None:
+        if self._shown is not None and self._shown not in self._whole:
+            self._made_again(self._shown)
         table = self.query_one(DataTable)
         table.clear()
         self._keys.clear()
