@@ -220,8 +220,11 @@ class ConversationView(Vertical):
         find = self.find_bar
         if find.is_open and conversation_id != self.current:
             find.action_close()
+        left = self.transcript(self.current) if self.current != conversation_id else None
         self.current = conversation_id
         self.get_child_by_type(ContentSwitcher).current = f"transcript-{conversation_id}"
+        if left is not None:
+            await left.put_away()
         transcript = self.transcript(conversation_id)
         if transcript is not None:
             await transcript.catch_up()

@@ -2,9 +2,11 @@
 
 Engine events update entries (data). Only a window of the latest entries has widgets; older
 ones are dropped from the screen as the conversation grows and come back with ctrl+home (or
-the "earlier items" line). New widgets are mounted once per batch, and streamed text is handed
-to its widget at most once per frame: 30 frames a second, 10 while the program is behind. The
-view follows the stream only while it is at the bottom.
+the "earlier items" line). A transcript out of view has none: brought back, it draws a
+screenful of its latest first and the rest of its first window after that frame. New widgets
+are mounted once per batch, and streamed text is handed to its widget at most once per frame:
+30 frames a second, 10 while the program is behind. The view follows the stream only while it
+is at the bottom.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import UPDATE_PERIOD
+from textual.screen import UPDATE_PERIOD, Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -218,7 +220,8 @@ class Transcript(VerticalScroll, can_focus=False):
             self.post_message(self.Below(self, True))
         first = max(self._first_shown, len(self._entries) - self._window)
         if not shown_before:
-            first = max(first, len(self._entries) - FIRST_WINDOW)
+            first = max(first, len(self._entries) - self._screenful())
+            self._fill_back_after(self.screen)
         if first > self._first_shown:
             old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
             for entry in self._entries[self._first_shown : first]:
@@ -234,6 +237,24 @@ class Transcript(VerticalScroll, can_focus=False):
             if entry.widget is not None and entry not in new:
                 await self._refresh(entry)
         self._show_earlier_line()
+
+    async def put_away(self) -> None:
+        """The transcript left the view: its widgets go, its entries stay (as data). Coming
+        back draws the latest again, as when it was first shown. One that streams or waits
+        for an answer keeps its widgets (what they hold is being drawn or chosen)."""
+        if self.display or self._streaming or self._log.waiting or self._unshown_from is not None:
+            return
+        shown = [entry.widget for entry in self._entries[self._first_shown :] if entry.widget]
+        if not shown:
+            return
+        for entry in self._entries[self._first_shown :]:
+            entry.widget = None
+        self._first_shown, self._window, self._unshown_from = 0, WINDOW, 0
+        self._found, self._found_current = set(), None
+        await self.remove_children(shown)
+        # Textual holds the displayed children of the last layout until the next one, which a
+        # transcript out of view does not get: reading them now lets the removed ones go.
+        self.log.debug(f"put away: {len(self.displayed_children)} widgets left")
 
     async def catch_up(self) -> None:
         """The transcript came into view: draw what happened while it was out of view (its
@@ -274,15 +295,44 @@ class Transcript(VerticalScroll, can_focus=False):
         if hidden:
             self._earlier.update(f"▲ {hidden} earlier item(s) — ctrl+home shows more")
 
-    async def action_show_earlier(self) -> None:
-        """Give widgets to up to EARLIER_STEP more of the older entries."""
-        if not self._first_shown:
+    def _screenful(self) -> int:
+        """How many of the latest entries fill the view (by their text's lines), at most
+        FIRST_WINDOW: they are drawn first, the rest of the first window after that frame."""
+        width = max(self.scrollable_content_region.width or self.app.size.width, 20)
+        rows, wanted = 0, (self.scrollable_content_region.height or self.app.size.height) * 3 // 2
+        for count, entry in enumerate(reversed(self._entries), start=1):
+            lines = [line for _, text in entry_texts(entry) for line in text.split("\n")]
+            rows += 2 + sum(len(line) // width + 1 for line in lines)
+            if rows >= wanted or count == FIRST_WINDOW:
+                return count
+        return FIRST_WINDOW
+
+    def _fill_back_after(self, screen: Screen[object]) -> None:
+        """Once `screen` has painted the frame that shows the latest entries: `_fill_back`."""
+        if not isinstance(screen, PacedScreen):
+            self.call_after_refresh(self._fill_back)
             return
-        start = max(0, self._first_shown - EARLIER_STEP)
+        painted = screen.painted
+
+        def when_painted() -> None:
+            if screen.painted > painted:
+                self.run_worker(self._fill_back(), group="fill-back")
+            else:
+                self.set_timer(UPDATE_PERIOD, when_painted)
+
+        self.set_timer(UPDATE_PERIOD, when_painted)
+
+    async def _fill_back(self) -> None:
+        """After the first frame of a transcript brought into view: the rest of its first
+        window, above what is shown (the view stays where it is)."""
+        wanted = len(self._entries) - FIRST_WINDOW
+        if self.display and self._first_shown > max(wanted, 0):
+            await self._mount_earlier(max(wanted, 0))
+
+    async def _mount_earlier(self, start: int) -> list[Widget]:
+        """Give widgets to the entries from `start` to the first shown."""
         entries = self._entries[start : self._first_shown]
-        self._window += len(entries)
         self._first_shown = start
-        self.release_anchor()
         anchor = next((e.widget for e in self._entries[start + len(entries) :] if e.widget), None)
         widgets = [self._widget(entry) for entry in entries]
         if anchor is not None:
@@ -290,6 +340,16 @@ class Transcript(VerticalScroll, can_focus=False):
         else:
             await self.mount_all(widgets)
         self._show_earlier_line()
+        return widgets
+
+    async def action_show_earlier(self) -> None:
+        """Give widgets to up to EARLIER_STEP more of the older entries."""
+        if not self._first_shown:
+            return
+        self.release_anchor()
+        start = max(0, self._first_shown - EARLIER_STEP)
+        self._window += self._first_shown - start
+        widgets = await self._mount_earlier(start)
         self.scroll_to_widget(widgets[0], animate=False, top=True)
 
     def search_texts(self) -> list[tuple[int, str, str]]:

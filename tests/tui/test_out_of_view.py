@@ -1,0 +1,96 @@
+"""What is not on screen is not held twice: a transcript that leaves the view lets its widgets
+go (its entries stay, as data), and coming back draws its latest again, a screenful first and
+then the rest of its first window; the trace pane holds a few rows of a conversation out of
+view and makes them again from the engine's trace when it comes back."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from bench.tui_figures import conversation_of
+from engine.replay import replay_backend
+from engine.settings import Settings
+from tests.tui.conftest import Deck, transcript, until
+from tests.tui.test_app import turn_markers, type_and_send
+from tui.app import CodexDeckApp
+from tui.widgets import trace_pane
+from tui.widgets.message import AgentMessage
+from tui.widgets.trace_pane import TracePane
+from tui.widgets.transcript import FIRST_WINDOW, Transcript
+
+pytestmark = pytest.mark.anyio
+
+ITEMS = 400
+
+
+def with_widgets(shown: Transcript) -> int:
+    return sum(1 for entry in shown.entries if entry.widget is not None)
+
+
+async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest_again() -> None:
+    recorded = conversation_of(ITEMS, 1) + conversation_of(ITEMS, 2)
+    app = CodexDeckApp(Settings(), replay_backend(recorded))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened, "the app opens")
+        first, second = "bench0000001", "bench0000002"
+        await app.main.show_conversation(first)
+        shown = app.main.view.transcript(first)
+        assert shown is not None
+        await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
+        await until(pilot, lambda: with_widgets(shown) == FIRST_WINDOW, "its first window")
+        answer = shown.query(AgentMessage).last()
+        gone = weakref.ref(answer)
+        del answer
+
+        await app.main.show_conversation(second)
+        assert with_widgets(shown) == 0, "the transcript out of view keeps no widget"
+        assert not shown.query(AgentMessage), "nor any child of one"
+        assert len(shown.entries) == ITEMS * 3 // 2, "its entries stay"
+
+        def freed() -> bool:
+            gc.collect()
+            return gone() is None
+
+        # Freed once its own tasks have ended (Textual holds none of the removed widgets).
+        await until(pilot, freed, "a widget let go is freed")
+
+        await app.main.show_conversation(first)
+        latest = shown.entries[-1].widget
+        assert latest is not None
+        assert with_widgets(shown) < FIRST_WINDOW, "a screenful first"
+        await until(pilot, lambda: with_widgets(shown) == FIRST_WINDOW, "then the rest")
+        await until(pilot, lambda: latest.region.height > 0, "the latest is in view")
+        assert shown.following, "the view is at the end"
+        await shown.action_show_earlier()
+        assert with_widgets(shown) > FIRST_WINDOW, "ctrl+home still brings earlier ones"
+
+
+async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trace_pane, "ROWS_OUT_OF_VIEW", 3)  # fewer than a turn makes
+    async with deck() as (app, pilot):
+        first = app.main.current
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        await pilot.press("ctrl+t")
+        trace = app.main.query_one(TracePane)
+        table = trace.query_one("DataTable")
+
+        def kinds() -> list[str]:
+            return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
+
+        before = kinds()
+        assert before.count("turn completed") == 1
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: app.main.current != first, "a new conversation shows")
+        assert first is not None
+        held = trace._rows[first]  # what the pane holds is the point
+        assert len(held) == 3 < len(before)
+        await pilot.press("ctrl+up")
+        assert app.main.current == first
+        await until(pilot, lambda: kinds() == before, "the same rows, made again")
+        assert transcript(app).query(AgentMessage), "the transcript came back too"
