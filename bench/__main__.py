@@ -7,6 +7,7 @@ Run: `.venv/bin/python -m bench` (3 to 9 minutes on a 2-core machine, by its spe
 
 from __future__ import annotations
 
+import json
 import operator
 import subprocess
 import sys
@@ -22,6 +23,7 @@ SUITE = (
     "bench.find",
     "bench.mentions",
     "bench.load_figures",
+    "bench.scale",
     "bench.codex_tui",
 )
 MIB_TO_MB = 1.048576
@@ -53,6 +55,14 @@ TARGETS: tuple[Target, ...] = (
     ("@ in 50,000 files, codex-deck / Codex TUI", "≤ 1.25×", operator.le, 1.25, 1),
     ("8 long answers at once: echo painted p99", "≤ 50 ms", operator.le, 50, 1),
     ("8 long answers at once: keystroke p99", "reported", None, 0, 1),
+    (
+        "RSS with 100 conversations of 2,000 items, all shown",
+        "≤ 250 MB",
+        operator.le,
+        250,
+        MIB_TO_MB,
+    ),
+    ("switch to a conversation of 2,000 items → painted", "≤ 50 ms", operator.le, 50, 1),
 )
 
 
@@ -69,6 +79,7 @@ def main() -> int:
     results = load()
     print(f"\n{'figure':62} {'target':>10} {'median':>12} {'min-max':>22}  met")
     met = 0
+    verdicts: dict[str, dict[str, Any]] = {}
     for name, said, compare, bound, factor in TARGETS:
         value, spread = measured(results, name)
         if value is None:
@@ -79,9 +90,13 @@ def main() -> int:
             continue
         ok = compare(value * factor, bound)
         met += ok
+        verdicts[name] = {"target": said, "median": value, "met": ok}
         print(f"{name:62} {said:>10} {value:12,.2f} {spread:>22}  {'yes' if ok else 'no'}")
     targets = sum(1 for target in TARGETS if target[2] is not None)
     print(f"\n{met} of {targets} targets met; results in {RESULTS}")
+    results["targets"] = verdicts
+    results["machine-speed probe, ms"] = {"before": before, "after": after}
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     return 0
 
 

@@ -9,6 +9,7 @@ Run: `.venv/bin/python -m bench.tui_figures`. Prints a table and merges into ben
 from __future__ import annotations
 
 import fcntl
+import itertools
 import json
 import os
 import pty
@@ -21,7 +22,7 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -266,33 +267,36 @@ def percentile(values: list[float], share: float) -> float:
 
 def conversation_of(items: int, number: int = 1) -> list[EngineEvent]:
     """A finished conversation of `items` items (a user message and an answer per turn)."""
+    return list(conversation_events(items, number))
+
+
+def conversation_events(items: int, number: int = 1) -> Iterator[EngineEvent]:
+    """The events of `conversation_of`, made one at a time."""
     conversation = f"bench{number:07d}"
-    events: list[EngineEvent] = []
+    made = itertools.count(1)
 
     def stamp() -> dict[str, Any]:
-        return {"seq": len(events) + 1, "at": 4e9 + len(events), "conversation_id": conversation}
+        seq = next(made)
+        return {"seq": seq, "at": 4e9 + seq - 1, "conversation_id": conversation}
 
     info = idle_conversation(conversation, f"{items:,} items ({number})")
-    events.append(ConversationUpdated(**stamp(), info=info))
+    yield ConversationUpdated(**stamp(), info=info)
     paragraph = "Some **bold** words, `code`, and a list:\n\n- one\n- two\n"
     for turn in range(items // 2):
         turn_id = f"turn-{turn}"
-        events.append(
-            TurnStarted(**stamp(), turn_id=turn_id, thread_id="t", generation=0, submission_id=None)
+        yield TurnStarted(
+            **stamp(), turn_id=turn_id, thread_id="t", generation=0, submission_id=None
         )
         user = UserMessageItem(
             id=f"u{turn}", content=[{"type": "text", "text": f"question {turn}"}]
         )
         answer = AgentMessageItem(id=f"a{turn}", text=f"Answer {turn}. {paragraph}")
         for item in (user, answer):
-            events.append(ItemStarted(**stamp(), turn_id=turn_id, item=item))
-            events.append(ItemCompleted(**stamp(), turn_id=turn_id, item=item, status="completed"))
-        events.append(
-            TurnCompleted(
-                **stamp(), turn_id=turn_id, status="completed", error=None, duration_ms=900
-            )
+            yield ItemStarted(**stamp(), turn_id=turn_id, item=item)
+            yield ItemCompleted(**stamp(), turn_id=turn_id, item=item, status="completed")
+        yield TurnCompleted(
+            **stamp(), turn_id=turn_id, status="completed", error=None, duration_ms=900
         )
-    return events
 
 
 async def memory_after(items: int, conversations: int) -> tuple[float, float]:
