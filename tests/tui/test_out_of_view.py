@@ -9,6 +9,7 @@ import gc
 import weakref
 
 import pytest
+from textual.widgets import DataTable
 
 from bench.tui_figures import conversation_of
 from engine.replay import replay_backend
@@ -78,7 +79,7 @@ async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
         await until(pilot, lambda: turn_markers(app), "the turn ends")
         await pilot.press("ctrl+t")
         trace = app.main.query_one(TracePane)
-        table = trace.query_one("DataTable")
+        table: DataTable[str] = trace.query_one(DataTable)
 
         def kinds() -> list[str]:
             return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
