@@ -10,8 +10,9 @@ young passes. What exists when the app starts is set aside for good (`gc.freeze`
 pass at rest went from about 100 to 25 ms. While the app starts (the engine and the main
 screen are imported after the first paint), no pass waits for a quiet moment: one over the
 older generations then took 30-45 ms of the start. Once it has settled, the first quiet
-moment frees what the start-up left behind (some five thousand objects) and sets aside what
-it made that lives on.
+moment frees what the start-up left behind (some five thousand objects). Nothing made after
+the start is set aside: an object set aside is never collected, and what the app makes (the
+widgets of a transcript, a conversation) is let go of later, in cycles only a pass can free.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Collector:
         self._clock = clock
         self._last_busy = clock()
         self._full_done = True
-        self._phase: Literal["starting", "settled", "set aside"] = "starting"
+        self._phase: Literal["starting", "settled", "cleared"] = "starting"
 
     def start(self) -> None:
         """Take over; what exists by now (modules, classes: some sixty thousand objects that
@@ -71,8 +72,7 @@ class Collector:
         calm = self._phase != "starting"
         if self._phase == "settled" and quiet >= QUIET_SECONDS:
             gc.collect()  # what the start-up left behind
-            gc.freeze()  # and what it made that lives on
-            self._phase = "set aside"
+            self._phase = "cleared"
             self._full_done = True
         elif (calm and quiet >= FULL_QUIET_SECONDS and not self._full_done) or (
             middle_passes >= MOST_MIDDLE_PASSES

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from functools import partial
@@ -18,6 +19,7 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
 from tests.tui.tmux import Terminal, open_terminal
+from tui import collector
 from tui.app import CodexDeckApp
 from tui.screens.main import MainScreen
 from tui.widgets.transcript import Transcript
@@ -42,6 +44,23 @@ async def go_to_request(app: CodexDeckApp, pilot: Pilot[None]) -> None:
     waiting = app.main.query_one("#waiting")
     await until(pilot, lambda: waiting.display, "the request is announced")
     await pilot.press("ctrl+g")
+
+
+@pytest.fixture
+def full_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The app's collector makes its first full pass as soon as the app has settled (at its
+    next check); each full pass made (by anyone) is counted in the list returned."""
+    made: list[int] = []
+    collect = gc.collect
+
+    def counted(generation: int = 2) -> int:
+        if generation == 2:
+            made.append(gc.get_freeze_count())
+        return collect(generation)
+
+    monkeypatch.setattr(collector, "QUIET_SECONDS", 0.0)
+    monkeypatch.setattr(gc, "collect", counted)
+    return made
 
 
 def transcript(app: CodexDeckApp) -> Transcript:
