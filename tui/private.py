@@ -12,6 +12,9 @@
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
 - `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
   placeholder, an image path as an attachment: `tui/widgets/composer.py`).
+- `Widget._clear_arrangement_cache`: a container keeps its last few layouts (each holding its
+  children) until it is laid out again, which a transcript out of view is not; it lets them go
+  when it puts its widgets away (`forget_layouts`, used by `tui/widgets/transcript.py`).
 
 And none of Textual's own attributes is set by codex-deck under the same name (a test walks
 every class of `tui` for one).
@@ -26,6 +29,7 @@ from typing import Any
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
+from textual.widget import Widget
 
 
 def driver(app: App[Any]) -> Driver | None:
@@ -37,3 +41,8 @@ def drop_screen(app: App[Any], screen: Screen[Any]) -> None:
     """Take `screen` off the app's screen stack wherever it is in it (the caller then
     removes it)."""
     app._screen_stack.remove(screen)
+
+
+def forget_layouts(widget: Widget) -> None:
+    """Let go of the layouts `widget` keeps of its children (its next layout is made anew)."""
+    widget._clear_arrangement_cache()

@@ -31,7 +31,9 @@ def with_widgets(shown: Transcript) -> int:
     return sum(1 for entry in shown.entries if entry.widget is not None)
 
 
-async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest_again() -> None:
+async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest_again(
+    full_passes: list[int],
+) -> None:
     recorded = conversation_of(ITEMS, 1) + conversation_of(ITEMS, 2)
     app = CodexDeckApp(Settings(), replay_backend(recorded))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -42,6 +44,7 @@ async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest
         assert shown is not None
         await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
         await until(pilot, lambda: with_widgets(shown) == FIRST_WINDOW, "its first window")
+        await until(pilot, lambda: full_passes, "the app settled, its start cleared")
         answer = shown.query(AgentMessage).last()
         gone = weakref.ref(answer)
         del answer

@@ -11,15 +11,17 @@ import re
 import anyio
 import pytest
 from textual import messages
-from textual.app import App
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.driver import Driver
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 from textual_serve.server import Server
 
 import tui
-from tui.private import driver, drop_screen
+from tui.private import driver, drop_screen, forget_layouts
 
 pytestmark = pytest.mark.anyio
 
@@ -86,6 +88,24 @@ async def test_an_exit_from_outside_reaches_the_app_before_textual_ends_it() -> 
 
     await Probe().run_async(headless=True)
     assert order == ["closing", "closed", "unmounted"]
+
+
+async def test_a_container_keeps_its_layouts_until_they_are_forgotten() -> None:
+    """Textual keeps a container's last layouts (each holding its children) to lay it out
+    again unchanged; `forget_layouts` lets them go."""
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            with Vertical():
+                yield Static("held")
+
+    app = Holder()
+    async with app.run_test():
+        box = app.query_one(Vertical)
+        laid = box.arrange(Size(40, 10))
+        assert box.arrange(Size(40, 10)) is laid
+        forget_layouts(box)
+        assert box.arrange(Size(40, 10)) is not laid
 
 
 def test_a_text_area_takes_pastes_in_on_paste() -> None:

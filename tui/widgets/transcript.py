@@ -41,6 +41,7 @@ from tui.entries import (
 )
 from tui.entry_log import EntryLog, joined_deltas
 from tui.pacing import PacedScreen
+from tui.private import forget_layouts
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
@@ -252,9 +253,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self._first_shown, self._window, self._unshown_from = 0, WINDOW, 0
         self._found, self._found_current = set(), None
         await self.remove_children(shown)
-        # Textual holds the displayed children of the last layout until the next one, which a
-        # transcript out of view does not get: reading them now lets the removed ones go.
+        # Textual holds the displayed children and the last few layouts until the next layout,
+        # which a transcript out of view does not get: reading the one and forgetting the
+        # other lets the removed widgets go.
         self.log.debug(f"put away: {len(self.displayed_children)} widgets left")
+        forget_layouts(self)
 
     async def catch_up(self) -> None:
         """The transcript came into view: draw what happened while it was out of view (its
