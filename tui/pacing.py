@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from textual import events
 from textual.app import App
@@ -25,6 +26,8 @@ KEY_FIRST_SECONDS = 0.1
 """The longest a frame waits for a key on its way to the focused widget."""
 KEEP_SECONDS = 0.5
 """The longest keys typed are kept for a screen that has not focused its field yet."""
+CHANGE_SECONDS = 0.25
+"""The longest the screen paints nothing while the user's change is made."""
 
 
 class PacedScreen(Screen[None]):
@@ -39,6 +42,8 @@ class PacedScreen(Screen[None]):
         self._keys_coming = 0
         self._key_since = 0.0
         self._key_to_paint = False
+        self._changing = 0
+        self._changing_since = 0.0
         self.painted = 0
         """How many times the screen has painted (a frame, when anything had changed)."""
         self.painted_at = 0.0
@@ -50,6 +55,25 @@ class PacedScreen(Screen[None]):
         had better wait for the frame that shows it, which they would make longer."""
         waiting = self._keys_coming > 0 or self._key_to_paint
         return waiting and time.perf_counter() - self._key_since < KEY_FIRST_SECONDS
+
+    @contextlib.asynccontextmanager
+    async def changing(self) -> AsyncIterator[None]:
+        """The user changes what the screen shows in several steps (another conversation
+        brought into view): no frame shows it half made (for CHANGE_SECONDS at most), and the
+        frame that shows it made is painted at once, past the budget, as a key's is."""
+        if not self._changing:
+            self._changing_since = time.perf_counter()
+        self._changing += 1
+        try:
+            yield
+        finally:
+            self._changing -= 1
+            if not self._changing:
+                self.call_later(self._paint_changed)
+
+    def _paint_changed(self) -> None:
+        if not self._changing:
+            self._paint()
 
     def key_coming(self) -> None:
         """A key is on its way to the focused widget: the next frame waits until `key_taken`."""
@@ -86,6 +110,8 @@ class PacedScreen(Screen[None]):
     def _paced_update(self) -> None:
         if self._keys_coming and self.keys_first:
             return  # the timer stays on and ticks again one period later
+        if self._changing and time.perf_counter() - self._changing_since < CHANGE_SECONDS:
+            return
         if time.perf_counter() >= self._next_frame_at:
             self._paint()
 
@@ -96,6 +122,24 @@ class PacedScreen(Screen[None]):
         self.painted += 1
         self.painted_at = time.perf_counter()
         self._next_frame_at = started + (self.painted_at - started) / FRAME_SHARE
+
+
+def after_painted(widget: Widget, work: Callable[[], Awaitable[None]]) -> None:
+    """Once the widget's screen has painted its next frame, run `work` in a worker of the
+    widget's (after the next refresh, on a screen that is not paced)."""
+    screen = widget.screen
+    if not isinstance(screen, PacedScreen):
+        widget.call_after_refresh(work)
+        return
+    painted = screen.painted
+
+    def when_painted() -> None:
+        if screen.painted > painted:
+            widget.run_worker(work(), group="after-painted")
+        else:
+            widget.set_timer(UPDATE_PERIOD, when_painted)
+
+    widget.set_timer(UPDATE_PERIOD, when_painted)
 
 
 class KeysFirstApp(App[None]):

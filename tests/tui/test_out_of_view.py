@@ -17,8 +17,11 @@ from engine.settings import Settings
 from tests.tui.conftest import Deck, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
+from tui.pacing import PacedScreen
 from tui.widgets import trace_pane
+from tui.widgets.conversation_list import ConversationList
 from tui.widgets.message import AgentMessage
+from tui.widgets.side_panel import SidePanel
 from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import FIRST_WINDOW, Transcript
 
@@ -50,7 +53,8 @@ async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest
         del answer
 
         await app.main.show_conversation(second)
-        assert with_widgets(shown) == 0, "the transcript out of view keeps no widget"
+        assert with_widgets(shown) > 0, "nothing is put away before the other is painted"
+        await until(pilot, lambda: with_widgets(shown) == 0, "once painted, no widget kept")
         assert not shown.query(AgentMessage), "nor any child of one"
         assert len(shown.entries) == ITEMS * 3 // 2, "its entries stay"
 
@@ -70,6 +74,33 @@ async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest
         assert shown.following, "the view is at the end"
         await shown.action_show_earlier()
         assert with_widgets(shown) > FIRST_WINDOW, "ctrl+home still brings earlier ones"
+
+
+async def test_a_switch_is_painted_whole_never_half_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded = conversation_of(ITEMS, 1) + conversation_of(ITEMS, 2)
+    app = CodexDeckApp(Settings(), replay_backend(recorded))
+    painted: list[tuple[str | None, ...]] = []
+    paint = PacedScreen._paint
+
+    def noting(screen: PacedScreen) -> None:
+        if screen is app.main:  # which conversation each part of the screen shows
+            parts = (screen.view.current, screen.query_one(ConversationList).current)
+            painted.append((*parts, screen.query_one(SidePanel).conversation_id))
+        paint(screen)
+
+    monkeypatch.setattr(PacedScreen, "_paint", noting)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened, "the app opens")
+        first, second = "bench0000001", "bench0000002"
+        await app.main.show_conversation(first)
+        shown = app.main.view.transcript(first)
+        assert shown is not None
+        await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
+        for conversation in [second, first] * 3:
+            await app.main.show_conversation(conversation)
+            await until(pilot, lambda: painted[-1][0] == app.main.current, "the switch painted")
+    assert painted
+    assert [p for p in painted if len(set(p)) > 1] == [], "each frame shows one conversation"
 
 
 async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(

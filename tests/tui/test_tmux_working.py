@@ -34,7 +34,8 @@ def test_a_shell_command_shows_the_working_line_and_esc_stops_it(
     terminal.wait_until(
         lambda: "• Working" in (s := terminal.screen()) and RUNNING in s, "the working line"
     )
-    assert "$ sleep 120" in terminal.screen(), "the command's cell"
+    # The working line and the transcript are painted as they come, not in one frame.
+    terminal.wait_until(lambda: "$ sleep 120" in terminal.screen(), "the command's cell")
     assert "your command, in the sandbox" in terminal.screen()
     terminal.wait_until(sleeping, "the command to run")
     type_slowly(terminal, "", "meanwhile I write")

@@ -302,14 +302,15 @@ class MainScreen(PickingScreen):
         await transcript.apply(events)
 
     async def show_conversation(self, conversation_id: str) -> None:
-        await self.view.show(conversation_id)
-        self.query_one(ConversationList).show(conversation_id)
-        self.query_one(TracePane).show(conversation_id)
-        self.query_one(SidePanel).show(conversation_id)
-        self._refresh_status()
-        self._refresh_lines()
-        if self.view.focus_in_transcripts():
-            self.set_focus(self.view.composer)  # nothing of the other conversation keeps keys
+        async with self.changing():  # painted once, all of it shown
+            await self.view.show(conversation_id)
+            self.query_one(ConversationList).show(conversation_id)
+            self.query_one(TracePane).show(conversation_id)
+            self.query_one(SidePanel).show(conversation_id)
+            self._refresh_status()
+            self._refresh_lines()
+            if self.view.focus_in_transcripts():
+                self.set_focus(self.view.composer)  # nothing of the other one keeps keys
 
     def _refresh_lines(self) -> None:
         """The lines above the message box, and ctrl+g in the key bar while something waits

@@ -20,6 +20,7 @@ from engine.events import BUSY_STATES, ConversationInfo, EngineEvent, FilesFound
 from engine.frontend import Backend
 from engine.protocol import UserMessageItem
 from tui.entries import CommandEntry
+from tui.pacing import after_painted
 from tui.pager import page_output
 from tui.reported import reported, why
 from tui.text import inert
@@ -223,13 +224,13 @@ class ConversationView(Vertical):
         left = self.transcript(self.current) if self.current != conversation_id else None
         self.current = conversation_id
         self.get_child_by_type(ContentSwitcher).current = f"transcript-{conversation_id}"
-        if left is not None:
-            await left.put_away()
         transcript = self.transcript(conversation_id)
         if transcript is not None:
             await transcript.catch_up()
             transcript.follow()
         self.query_one("#below", Static).display = False
+        if left is not None:  # once the one shown is painted: not in the way of its frame
+            after_painted(left, left.put_away)
 
     def focus_in_transcripts(self) -> bool:
         focused = self.screen.focused

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.screen import UPDATE_PERIOD, Screen
+from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -40,7 +40,7 @@ from tui.entries import (
     UserEntry,
 )
 from tui.entry_log import EntryLog, joined_deltas
-from tui.pacing import PacedScreen
+from tui.pacing import PacedScreen, after_painted
 from tui.private import forget_layouts
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
@@ -222,7 +222,7 @@ class Transcript(VerticalScroll, can_focus=False):
         first = max(self._first_shown, len(self._entries) - self._window)
         if not shown_before:
             first = max(first, len(self._entries) - self._screenful())
-            self._fill_back_after(self.screen)
+            after_painted(self, self._fill_back)
         if first > self._first_shown:
             old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
             for entry in self._entries[self._first_shown : first]:
@@ -309,21 +309,6 @@ class Transcript(VerticalScroll, can_focus=False):
             if rows >= wanted or count == FIRST_WINDOW:
                 return count
         return FIRST_WINDOW
-
-    def _fill_back_after(self, screen: Screen[object]) -> None:
-        """Once `screen` has painted the frame that shows the latest entries: `_fill_back`."""
-        if not isinstance(screen, PacedScreen):
-            self.call_after_refresh(self._fill_back)
-            return
-        painted = screen.painted
-
-        def when_painted() -> None:
-            if screen.painted > painted:
-                self.run_worker(self._fill_back(), group="fill-back")
-            else:
-                self.set_timer(UPDATE_PERIOD, when_painted)
-
-        self.set_timer(UPDATE_PERIOD, when_painted)
 
     async def _fill_back(self) -> None:
         """After the first frame of a transcript brought into view: the rest of its first
