@@ -4,14 +4,17 @@ ones); a conversation out of view keeps its entries up to date and gets widgets 
 from __future__ import annotations
 
 import pytest
+from textual.widgets import DataTable
 
 from bench.tui_figures import conversation_of
 from engine.events import EngineEvent, ItemDelta, Notice
 from engine.replay import replay_backend
 from engine.settings import Settings
-from tests.tui.conftest import until
+from tests.tui.conftest import Deck, transcript, until
+from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entry_log import joined_deltas
+from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
 
 pytestmark = pytest.mark.anyio
@@ -90,3 +93,30 @@ def test_runs_of_deltas_to_one_part_are_joined_in_order() -> None:
         (6, "a", 1, "AB"),
         (7, "a", 2, "C"),
     ]
+
+
+async def test_page_keys_page_the_conversation_and_a_focused_table_its_own(deck: Deck) -> None:
+    async with deck(size=(120, 24)) as (app, pilot):
+        for turns, text in enumerate(("show markdown", "markdown again"), start=1):
+            await type_and_send(app, pilot, text)
+            await until(pilot, lambda n=turns: len(turn_markers(app)) == n, "answered")  # type: ignore[misc]
+        shown = transcript(app)
+        await until(pilot, lambda: shown.max_scroll_y > 0 and shown.following, "at the end")
+        end = shown.scroll_y
+
+        await pilot.press("pageup")
+        assert shown.scroll_y < end, "the message box's page key pages the conversation"
+        assert not shown.following
+        await pilot.press("pagedown")
+        assert shown.following, "back at the end"
+
+        await pilot.press("ctrl+t")  # after a scroll: Textual sends the pane no Show event
+        table: DataTable[str] = app.main.query_one(TracePane).query_one(DataTable)
+        await until(pilot, lambda: table.allow_vertical_scroll, "a trace longer than its pane")
+        table.focus()
+        table.move_cursor(row=table.row_count - 1)
+        await pilot.pause()
+        row, scrolled = table.cursor_row, shown.scroll_y
+        await pilot.press("pageup")
+        assert table.cursor_row < row, "the focused table pages itself"
+        assert shown.scroll_y == scrolled, "and not the conversation"

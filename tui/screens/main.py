@@ -69,6 +69,13 @@ class MainScreen(PickingScreen):
         Binding("f4", "toggle_side", "Side", id="side.toggle"),
         Binding("ctrl+f,slash", "find", "Find", id="find.open", show=False),
         Binding("ctrl+home", "show_earlier", "Earlier", id="transcript.earlier", show=False),
+        # Before the message box's own (it is short): a field that scrolls keeps its own.
+        Binding(
+            "pageup", "page(-1)", "Page up", id="transcript.page_up", show=False, priority=True
+        ),
+        Binding(
+            "pagedown", "page(1)", "Page down", id="transcript.page_down", show=False, priority=True
+        ),
         Binding("ctrl+g", "go_to_request", "Answer", id="request.next"),
         Binding("ctrl+end", "follow", "Follow", id="transcript.follow", show=False),
     ]
@@ -442,6 +449,17 @@ class MainScreen(PickingScreen):
         command = self.view.latest_command()
         if command is not None:
             command.action_toggle_output()
+
+    async def action_page(self, pages: int) -> None:
+        """A page up or down the conversation in view (up to where its widgets begin), or of
+        the list or table that has the focus and scrolls (the trace pane's, say)."""
+        focused = self.focused
+        if focused not in (None, self.view.composer) and focused.allow_vertical_scroll:
+            await focused.run_action("page_up" if pages < 0 else "page_down")
+            return
+        transcript = self.view.current_transcript()
+        if transcript is not None:
+            transcript.page(pages)
 
     async def action_show_earlier(self) -> None:
         """Bring back older entries of the conversation in view."""

@@ -46,6 +46,7 @@ class PanedScreen(PacedScreen):
         self.remove_class("-trace-full")
         self.set_class(trace.display, "-trace-open")
         if trace.display:
+            trace.opened()
             self.set_focus(trace.query_one("DataTable"))
         else:
             self.set_focus(self.view.composer)
@@ -54,7 +55,9 @@ class PanedScreen(PacedScreen):
         trace = self.query_one(TracePane)
         full = not self.has_class("-trace-full")
         self.set_class(full, "-trace-full")
-        trace.display = True
+        if not trace.display:
+            trace.display = True
+            trace.opened()
         self.add_class("-trace-open")
         self.set_focus(trace.query_one("DataTable"))
 

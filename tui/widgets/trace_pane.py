@@ -309,7 +309,10 @@ class TracePane(Vertical):
         now = rows[-1].event.at
         shown.update(render(chosen, max(self.size.width - 4, 30), now))
 
-    def on_show(self) -> None:
+    def opened(self) -> None:
+        """The pane was opened: draw what was recorded while it was closed. (Called by what
+        opens it: Textual sends no Show event when it lays the screen out along with a
+        scroll, as after the conversation was scrolled.)"""
         self._redraw()
         if self.has_class("-timeline"):
             self._draw_timeline()

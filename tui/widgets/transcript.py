@@ -139,6 +139,14 @@ class Transcript(VerticalScroll, can_focus=False):
         self.anchor()
         self._seen_all()
 
+    def page(self, pages: int) -> None:
+        """Scroll a page up (pages < 0) or down; back at the end, what comes is followed."""
+        if pages < 0:
+            self.release_anchor()
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
     def release_anchor(self) -> None:
         """The view leaves the end (scrolled up, or a jump): what comes next is not followed
         until it is back there."""
