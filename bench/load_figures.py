@@ -41,16 +41,22 @@ RUNS = 3
 STREAM_RUNS = 2
 ITEMS = 5000
 STREAMS = 8
-MANY_ITEMS = f"""
+
+
+def many_items_scenario(items: int) -> str:
+    """A scenario: `many items` is answered with `items` - 1 short messages in one turn."""
+    return f"""
 [[scenario]]
 name = "many-items"
 match = '(?i)\\bmany items\\b'
 
 [[scenario.reply]]
-messages = {ITEMS - 1}
+messages = {items - 1}
 chunk = 64
 text = "One of many short answers, with a `code span` and **bold** words."
 """
+
+
 PACED_FLOOD = '''
 [[scenario]]
 name = "paced-flood"
@@ -117,16 +123,16 @@ async def flood(root: Path) -> tuple[tuple[list[float], list[float]], float, flo
         return typed, rss_mib(), took, streamed / 1_000_000
 
 
-async def many_items(root: Path, store: Path) -> None:
-    """One conversation of ITEMS items (a question and ITEMS - 1 answers), kept in `store`."""
-    script = with_scenario(root, "many-items", MANY_ITEMS)
+async def many_items(root: Path, store: Path, items: int = ITEMS) -> None:
+    """One conversation of `items` items (a question and the answers), kept in `store`."""
+    script = with_scenario(root, "many-items", many_items_scenario(items))
     async with run_scripted_model(script) as model:
         settings = offline_settings(Settings(), model, root / "home")
         kept = Store.open(store)
         try:
             async with Engine.open(settings, cwd=root / "ws", store=kept) as engine:
                 events = engine.events()
-                conversation = await engine.new_conversation("5,000 items")
+                conversation = await engine.new_conversation(f"{items:,} items")
                 await engine.submit(conversation.id, "many items")
                 async for event in events:
                     if isinstance(event, TurnCompleted):
@@ -148,15 +154,20 @@ async def reopen(root: Path, store: Path) -> tuple[float, int]:
     async with run_scripted_model() as model:
         started = time.perf_counter()
         async with the_app(root, model, store) as (app, pilot):
-            transcript = shown(app, app.main.current or "")
-            while not (len(transcript.entries) >= ITEMS and transcript.settled):
-                await pilot.pause(0.005)
-            last = transcript.entries[-1].widget
-            while last is None or not last.is_mounted or not last.region:
-                await pilot.pause(0.005)
-                last = transcript.entries[-1].widget
-            took = time.perf_counter() - started
-            return took, len(transcript.entries)
+            transcript = await latest_painted(app, pilot, ITEMS)
+            return time.perf_counter() - started, len(transcript.entries)
+
+
+async def latest_painted(app: CodexDeckApp, pilot: Pilot[None], items: int) -> Transcript:
+    """Until the conversation in view holds `items` items and its latest is painted."""
+    transcript = shown(app, app.main.current or "")
+    while not (len(transcript.entries) >= items and transcript.settled):
+        await pilot.pause(0.005)
+    last = transcript.entries[-1].widget
+    while last is None or not last.is_mounted or not last.region:
+        await pilot.pause(0.005)
+        last = transcript.entries[-1].widget
+    return transcript
 
 
 async def eight_streams(

@@ -1,0 +1,98 @@
+"""A conversation of 50,000 items, through the app on the real engine and the scripted model:
+
+- restart → its latest items painted (the store holds it; codex is started anew);
+- a page up (PageUp) → the frame that shows it painted, within what is drawn;
+- a step further back (ctrl+home: 150 earlier items get widgets) → painted;
+- the app's memory once its latest are painted, and after twenty steps back.
+
+Run: `.venv/bin/python -m bench.long_history`. Prints a table and merges into
+bench/results.json.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from bench.figures import figure, machine_speed, print_table, save
+from bench.load_figures import latest_painted, many_items
+from bench.scale import painted
+from bench.tui_figures import rss_mib, the_app
+from engine.scripted_model import run_scripted_model
+
+ITEMS = 50_000
+RUNS = 2
+PAGES = 5
+STEPS_BACK = 20
+
+
+class Reading:
+    """What one reopening measured."""
+
+    def __init__(self) -> None:
+        self.opened_ms = 0.0
+        self.pages_ms: list[float] = []
+        self.steps_ms: list[float] = []
+        self.rss_opened = 0.0
+        self.rss_back = 0.0
+
+
+async def read_back(root: Path, store: Path) -> Reading:
+    """Start the app on `store`, wait for the latest painted, page up, then step back."""
+    reading = Reading()
+    async with run_scripted_model() as model:
+        started = time.perf_counter()
+        async with the_app(root, model, store) as (app, pilot):
+            transcript = await latest_painted(app, pilot, ITEMS)
+            reading.opened_ms = (time.perf_counter() - started) * 1000
+            assert len(transcript.entries) >= ITEMS
+            await pilot.pause(0.5)  # the rest of the first window, after its first frame
+            reading.rss_opened = rss_mib()
+            for _ in range(PAGES):
+                if transcript.scroll_y <= 0:
+                    break
+                began = time.perf_counter()
+                await app.main.action_page(-1)
+                reading.pages_ms.append((await painted(app) - began) * 1000)
+            for _ in range(STEPS_BACK):
+                began = time.perf_counter()
+                await app.main.action_show_earlier()
+                reading.steps_ms.append((await painted(app) - began) * 1000)
+            await pilot.pause(0.5)
+            reading.rss_back = rss_mib()
+    return reading
+
+
+def main() -> None:
+    speed = machine_speed()
+    print(f"machine-speed probe: {speed:.0f} ms", flush=True)
+    figures: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "home").mkdir()
+        (root / "ws").mkdir()
+        store = root / "store.sqlite3"
+        began = time.perf_counter()
+        anyio.run(many_items, root, store, ITEMS)
+        print(f"({ITEMS:,} items made in {time.perf_counter() - began:.0f} s)", flush=True)
+        readings = [anyio.run(read_back, root, store) for _ in range(RUNS)]
+    name = f"{ITEMS:,} items"
+    figures[f"{name}: restart → latest painted"] = figure([r.opened_ms for r in readings], "ms")
+    figures[f"{name}: a page up → painted"] = figure(
+        [ms for r in readings for ms in r.pages_ms], "ms"
+    )
+    figures[f"{name}: 150 earlier items → painted"] = figure(
+        [ms for r in readings for ms in r.steps_ms], "ms"
+    )
+    figures[f"{name}: RSS, latest painted"] = figure([r.rss_opened for r in readings], "MiB")
+    figures[f"{name}: RSS, {STEPS_BACK} steps back"] = figure([r.rss_back for r in readings], "MiB")
+    print_table(figures)
+    save(figures, {})
+
+
+if __name__ == "__main__":
+    main()
