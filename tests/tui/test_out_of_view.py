@@ -9,6 +9,7 @@ import gc
 import weakref
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from bench.tui_figures import conversation_of
@@ -34,25 +35,33 @@ def with_widgets(shown: Transcript) -> int:
     return sum(1 for entry in shown.entries if entry.widget is not None)
 
 
+FIRST, SECOND = "bench0000001", "bench0000002"
+
+
+async def first_played(app: CodexDeckApp, pilot: Pilot[None]) -> Transcript:
+    """Once the app is open, the first conversation shown with all of it played."""
+    await until(pilot, lambda: app.opened, "the app opens")
+    await app.main.show_conversation(FIRST)
+    shown = app.main.view.transcript(FIRST)
+    assert shown is not None
+    await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
+    return shown
+
+
 async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest_again(
     full_passes: list[int],
 ) -> None:
     recorded = conversation_of(ITEMS, 1) + conversation_of(ITEMS, 2)
     app = CodexDeckApp(Settings(), replay_backend(recorded))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened, "the app opens")
-        first, second = "bench0000001", "bench0000002"
-        await app.main.show_conversation(first)
-        shown = app.main.view.transcript(first)
-        assert shown is not None
-        await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
+        shown = await first_played(app, pilot)
         await until(pilot, lambda: with_widgets(shown) == FIRST_WINDOW, "its first window")
         await until(pilot, lambda: full_passes, "the app settled, its start cleared")
         answer = shown.query(AgentMessage).last()
         gone = weakref.ref(answer)
         del answer
 
-        await app.main.show_conversation(second)
+        await app.main.show_conversation(SECOND)
         assert with_widgets(shown) > 0, "nothing is put away before the other is painted"
         await until(pilot, lambda: with_widgets(shown) == 0, "once painted, no widget kept")
         assert not shown.query(AgentMessage), "nor any child of one"
@@ -65,7 +74,7 @@ async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest
         # Freed once its own tasks have ended (Textual holds none of the removed widgets).
         await until(pilot, freed, "a widget let go is freed")
 
-        await app.main.show_conversation(first)
+        await app.main.show_conversation(FIRST)
         latest = shown.entries[-1].widget
         assert latest is not None
         assert with_widgets(shown) < FIRST_WINDOW, "a screenful first"
@@ -90,13 +99,8 @@ async def test_a_switch_is_painted_whole_never_half_made(monkeypatch: pytest.Mon
 
     monkeypatch.setattr(PacedScreen, "_paint", noting)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened, "the app opens")
-        first, second = "bench0000001", "bench0000002"
-        await app.main.show_conversation(first)
-        shown = app.main.view.transcript(first)
-        assert shown is not None
-        await until(pilot, lambda: len(shown.entries) == ITEMS * 3 // 2, "all is played")
-        for conversation in [second, first] * 3:
+        await first_played(app, pilot)
+        for conversation in [SECOND, FIRST] * 3:
             await app.main.show_conversation(conversation)
             await until(pilot, lambda: painted[-1][0] == app.main.current, "the switch painted")
     assert painted
