@@ -1,7 +1,8 @@
 """A conversation of 50,000 items, through the app on the real engine and the scripted model:
 
 - restart → its latest items painted (the store holds it; codex is started anew);
-- a page up (PageUp) → the frame that shows it painted, within what is drawn;
+- a page up (PageUp) → the frame that shows it painted, forty of them from the end (those
+  that reach the first entry drawn draw a few screens of older ones first);
 - a step further back (ctrl+home: 150 earlier items get widgets) → painted;
 - the app's memory once its latest are painted, and after twenty steps back.
 
@@ -26,7 +27,7 @@ from engine.scripted_model import run_scripted_model
 
 ITEMS = 50_000
 RUNS = 2
-PAGES = 5
+PAGES = 40
 STEPS_BACK = 20
 
 

@@ -14,6 +14,7 @@ from tests.tui.conftest import Deck, transcript, until
 from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entry_log import joined_deltas
+from tui.pacing import PacedScreen
 from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
 
@@ -120,3 +121,48 @@ async def test_page_keys_page_the_conversation_and_a_focused_table_its_own(deck:
         await pilot.press("pageup")
         assert table.cursor_row < row, "the focused table pages itself"
         assert shown.scroll_y == scrolled, "and not the conversation"
+
+
+def in_view(shown: Transcript) -> list[int]:
+    """The entries whose widgets the view shows (some of their rows at least)."""
+    view = shown.region
+    return [
+        index
+        for index, entry in enumerate(shown.entries)
+        if entry.widget is not None and entry.widget.region.overlaps(view)
+    ]
+
+
+async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events = [*conversation_of(200, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    tops: list[int] = []
+    """The first entry in view in each frame painted while paging."""
+    paint = PacedScreen._paint
+
+    def noting(screen: PacedScreen) -> None:
+        paint(screen)
+        if screen is app.main and tops:
+            tops.append(in_view(long)[0])
+
+    monkeypatch.setattr(PacedScreen, "_paint", noting)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+        await until(pilot, lambda: len(long.entries) == 300 and long.settled, "it is drawn")
+        await until(pilot, lambda: with_widgets(long) == FIRST_WINDOW, "its first window")
+        await pilot.pause()
+        pages, tops[:] = 0, [in_view(long)[0]]
+        while (shown := in_view(long))[0] > 0:
+            await pilot.press("pageup")
+            await pilot.pause()
+            now = in_view(long)
+            assert now[0] < shown[0], f"page {pages}: the view went up"
+            assert now[-1] >= shown[0] - 1, f"page {pages}: no entry skipped ({now} {shown})"
+            pages += 1
+            assert pages < 300
+        assert with_widgets(long) == 300, "all of it was drawn on the way"
+        assert tops == sorted(tops, reverse=True), "no frame showed a view it then left"
+        assert not long.following

@@ -459,7 +459,7 @@ class MainScreen(PickingScreen):
             return
         transcript = self.view.current_transcript()
         if transcript is not None:
-            transcript.page(pages)
+            await transcript.page(pages)
 
     async def action_show_earlier(self) -> None:
         """Bring back older entries of the conversation in view."""

@@ -1,8 +1,8 @@
 """One conversation's transcript: entries for everything that happened, widgets for the latest.
 
 Engine events update entries (data). Only a window of the latest entries has widgets; older
-ones are dropped from the screen as the conversation grows and come back with ctrl+home (or
-the "earlier items" line). A transcript out of view has none: brought back, it draws a
+ones are dropped from the screen as the conversation grows and come back a few screens at a
+time as PageUp reaches them, or 150 at once with ctrl+home (or the "earlier items" line). A transcript out of view has none: brought back, it draws a
 screenful of its latest first and the rest of its first window after that frame. New widgets
 are mounted once per batch, and streamed text is handed to its widget at most once per frame:
 30 frames a second, 10 while the program is behind. The view follows the stream only while it
@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
@@ -80,6 +81,10 @@ FIRST_WINDOW = 60
 """Entries given widgets when a transcript is first filled (a conversation reopened with its
 history): enough to fill the screen; the older ones come back with ctrl+home."""
 EARLIER_STEP = 150
+BACK_SCREENS = 2
+"""A page up near the first entry drawn draws about this many screens of older ones."""
+BACK_STEP = 40
+"""At most this many entries at a time (their widgets take some 2 ms each to make)."""
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -139,13 +144,56 @@ class Transcript(VerticalScroll, can_focus=False):
         self.anchor()
         self._seen_all()
 
-    def page(self, pages: int) -> None:
-        """Scroll a page up (pages < 0) or down; back at the end, what comes is followed."""
-        if pages < 0:
-            self.release_anchor()
-            self.scroll_page_up(animate=False)
-        else:
+    async def page(self, pages: int) -> None:
+        """Scroll a page up (pages < 0) or down; back at the end, what comes is followed. A
+        page up near the first entry drawn draws a few screens of older ones above it first,
+        the view where it was: paging up goes through the whole conversation."""
+        if pages >= 0:
             self.scroll_page_down(animate=False)
+            return
+        self.release_anchor()
+        screen = self.screen
+        if (
+            self._first_shown
+            and self.scroll_y < 2 * self.scrollable_content_region.height
+            and isinstance(screen, PacedScreen)
+        ):
+            async with screen.changing():  # no frame with them drawn and the view not kept
+                await self._draw_back()
+        self.scroll_page_up(animate=False)
+
+    async def _draw_back(self) -> None:
+        """Widgets for a few screens of entries above the first drawn, the view kept: the
+        lines they add above it are worked out as the next layout will (before the frame
+        that shows them) and the view scrolled down as many."""
+        first = self._entries[self._first_shown].widget
+        if first is None:
+            return
+        size = self.scrollable_content_region.size
+        before = self._y_of(first, [first], size)
+        start = self._first_shown - self._back_step()
+        self._window += self._first_shown - start
+        widgets = await self._mount_earlier(start)
+        moved = self._y_of(first, [*widgets, first], size) - before
+        self.scroll_to(y=self.scroll_y + moved, animate=False, immediate=True)
+
+    def _y_of(self, widget: Widget, children: list[Widget], size: Size) -> int:
+        """Where `widget` stands in this transcript laid out with `children` below the
+        "earlier items" line."""
+        laid = self.layout.arrange(self, [self._earlier, *children], size)
+        return next(placement.region.y for placement in laid if placement.widget is widget)
+
+    def _back_step(self) -> int:
+        """How many entries above the first drawn fill BACK_SCREENS screens (by their
+        text's lines), at most BACK_STEP."""
+        width = max(self.scrollable_content_region.width, 20)
+        wanted = self.scrollable_content_region.height * BACK_SCREENS
+        rows = 0
+        for count, entry in enumerate(reversed(self._entries[: self._first_shown]), start=1):
+            rows += _rows_of(entry, width)
+            if rows >= wanted or count == BACK_STEP:
+                return count
+        return self._first_shown
 
     def release_anchor(self) -> None:
         """The view leaves the end (scrolled up, or a jump): what comes next is not followed
@@ -312,8 +360,7 @@ class Transcript(VerticalScroll, can_focus=False):
         width = max(self.scrollable_content_region.width or self.app.size.width, 20)
         rows, wanted = 0, (self.scrollable_content_region.height or self.app.size.height) * 3 // 2
         for count, entry in enumerate(reversed(self._entries), start=1):
-            lines = [line for _, text in entry_texts(entry) for line in text.split("\n")]
-            rows += 2 + sum(len(line) // width + 1 for line in lines)
+            rows += _rows_of(entry, width)
             if rows >= wanted or count == FIRST_WINDOW:
                 return count
         return FIRST_WINDOW
@@ -404,3 +451,9 @@ class Transcript(VerticalScroll, can_focus=False):
             if isinstance(widget, Widget) and widget.is_mounted:
                 await widget.flush()
         self._schedule_flush()
+
+
+def _rows_of(entry: Entry, width: int) -> int:
+    """About how many rows `entry` takes at `width` (its text's lines, and a margin)."""
+    lines = [line for _, text in entry_texts(entry) for line in text.split("\n")]
+    return 2 + sum(len(line) // width + 1 for line in lines)
