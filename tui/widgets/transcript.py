@@ -2,11 +2,11 @@
 
 Engine events update entries (data). Only a window of the latest entries has widgets; older
 ones are dropped from the screen as the conversation grows and come back a few screens at a
-time as PageUp reaches them, or 150 at once with ctrl+home (or the "earlier items" line). A transcript out of view has none: brought back, it draws a
-screenful of its latest first and the rest of its first window after that frame. New widgets
-are mounted once per batch, and streamed text is handed to its widget at most once per frame:
-30 frames a second, 10 while the program is behind. The view follows the stream only while it
-is at the bottom.
+time as PageUp reaches them, or 150 at once with ctrl+home (or the "earlier items" line). A
+transcript out of view has none: brought back, it draws a screenful of its latest first and the
+rest of its first window after that frame. New widgets are mounted once per batch, and streamed
+text is handed to its widget at most once per frame: 30 frames a second, 10 while the program
+is behind. The view follows the stream only while it is at the bottom.
 """
 
 from __future__ import annotations
