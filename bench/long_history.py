@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +32,15 @@ PAGES = 40
 STEPS_BACK = 20
 
 
+@dataclass
 class Reading:
     """What one reopening measured."""
 
-    def __init__(self) -> None:
-        self.opened_ms = 0.0
-        self.pages_ms: list[float] = []
-        self.steps_ms: list[float] = []
-        self.rss_opened = 0.0
-        self.rss_back = 0.0
+    opened_ms: float = 0.0
+    pages_ms: list[float] = field(default_factory=list)
+    steps_ms: list[float] = field(default_factory=list)
+    rss_opened: float = 0.0
+    rss_back: float = 0.0
 
 
 async def read_back(root: Path, store: Path) -> Reading:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from textual.containers import VerticalScroll
@@ -152,13 +153,12 @@ class Transcript(VerticalScroll, can_focus=False):
             self.scroll_page_down(animate=False)
             return
         self.release_anchor()
-        screen = self.screen
-        if (
-            self._first_shown
-            and self.scroll_y < 2 * self.scrollable_content_region.height
-            and isinstance(screen, PacedScreen)
-        ):
-            async with screen.changing():  # no frame with them drawn and the view not kept
+        near_the_top = self.scroll_y < BACK_SCREENS * self.scrollable_content_region.height
+        if self._first_shown and near_the_top:
+            screen = self.screen
+            # No frame with them drawn and the view not kept.
+            unpainted = screen.changing() if isinstance(screen, PacedScreen) else nullcontext()
+            async with unpainted:
                 await self._draw_back()
         self.scroll_page_up(animate=False)
 
@@ -171,9 +171,7 @@ class Transcript(VerticalScroll, can_focus=False):
             return
         size = self.scrollable_content_region.size
         before = self._y_of(first, [first], size)
-        start = self._first_shown - self._back_step()
-        self._window += self._first_shown - start
-        widgets = await self._mount_earlier(start)
+        widgets = await self._bring_back(self._back_step())
         moved = self._y_of(first, [*widgets, first], size) - before
         self.scroll_to(y=self.scroll_y + moved, animate=False, immediate=True)
 
@@ -188,12 +186,7 @@ class Transcript(VerticalScroll, can_focus=False):
         text's lines), at most BACK_STEP."""
         width = max(self.scrollable_content_region.width, 20)
         wanted = self.scrollable_content_region.height * BACK_SCREENS
-        rows = 0
-        for count, entry in enumerate(reversed(self._entries[: self._first_shown]), start=1):
-            rows += _rows_of(entry, width)
-            if rows >= wanted or count == BACK_STEP:
-                return count
-        return self._first_shown
+        return _filling(self._entries[: self._first_shown], width, wanted, BACK_STEP)
 
     def release_anchor(self) -> None:
         """The view leaves the end (scrolled up, or a jump): what comes next is not followed
@@ -358,12 +351,8 @@ class Transcript(VerticalScroll, can_focus=False):
         """How many of the latest entries fill the view (by their text's lines), at most
         FIRST_WINDOW: they are drawn first, the rest of the first window after that frame."""
         width = max(self.scrollable_content_region.width or self.app.size.width, 20)
-        rows, wanted = 0, (self.scrollable_content_region.height or self.app.size.height) * 3 // 2
-        for count, entry in enumerate(reversed(self._entries), start=1):
-            rows += _rows_of(entry, width)
-            if rows >= wanted or count == FIRST_WINDOW:
-                return count
-        return FIRST_WINDOW
+        wanted = (self.scrollable_content_region.height or self.app.size.height) * 3 // 2
+        return _filling(self._entries, width, wanted, FIRST_WINDOW)
 
     async def _fill_back(self) -> None:
         """After the first frame of a transcript brought into view: the rest of its first
@@ -371,6 +360,12 @@ class Transcript(VerticalScroll, can_focus=False):
         wanted = len(self._entries) - FIRST_WINDOW
         if self.display and self._first_shown > max(wanted, 0):
             await self._mount_earlier(max(wanted, 0))
+
+    async def _bring_back(self, count: int) -> list[Widget]:
+        """Widgets for up to `count` entries above the first drawn, kept in the window."""
+        start = max(0, self._first_shown - count)
+        self._window += self._first_shown - start
+        return await self._mount_earlier(start)
 
     async def _mount_earlier(self, start: int) -> list[Widget]:
         """Give widgets to the entries from `start` to the first shown."""
@@ -390,9 +385,7 @@ class Transcript(VerticalScroll, can_focus=False):
         if not self._first_shown:
             return
         self.release_anchor()
-        start = max(0, self._first_shown - EARLIER_STEP)
-        self._window += self._first_shown - start
-        widgets = await self._mount_earlier(start)
+        widgets = await self._bring_back(EARLIER_STEP)
         self.scroll_to_widget(widgets[0], animate=False, top=True)
 
     def search_texts(self) -> list[tuple[int, str, str]]:
@@ -453,7 +446,13 @@ class Transcript(VerticalScroll, can_focus=False):
         self._schedule_flush()
 
 
-def _rows_of(entry: Entry, width: int) -> int:
-    """About how many rows `entry` takes at `width` (its text's lines, and a margin)."""
-    lines = [line for _, text in entry_texts(entry) for line in text.split("\n")]
-    return 2 + sum(len(line) // width + 1 for line in lines)
+def _filling(entries: list[Entry], width: int, wanted: int, most: int) -> int:
+    """How many of `entries`, from the last, fill `wanted` rows at `width` (by their text's
+    lines, and a margin each), at most `most` (all of them if they do not)."""
+    rows = 0
+    for count, entry in enumerate(reversed(entries), start=1):
+        lines = [line for _, text in entry_texts(entry) for line in text.split("\n")]
+        rows += 2 + sum(len(line) // width + 1 for line in lines)
+        if rows >= wanted or count == most:
+            return count
+    return len(entries)
