@@ -19,14 +19,13 @@ from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
 from engine.conversations.diffs import Diffs, DiffUnavailable
 from engine.conversations.goals import Goals
-from engine.conversations.history import describe_thread
 from engine.conversations.lifecycle import Lifecycle
 from engine.conversations.mcp import McpServers
 from engine.conversations.models import describe_model
 from engine.conversations.recovery import secret_not_kept
 from engine.conversations.review import Reviews
 from engine.conversations.session import session_info
-from engine.conversations.threads import Threads
+from engine.conversations.threads import Threads, thread_lines
 from engine.conversations.turns import Turns
 from engine.conversations.user_turns import UserTurns
 from engine.errors import ConnectionClosed, RpcError
@@ -35,8 +34,6 @@ from engine.results import CommandResult
 from engine.side_chats.manager import SideChats
 from engine.side_chats.questions import SideQuestions
 from engine.transport.offline import is_offline
-
-THREAD_ID_SHOWN = 13
 
 
 @dataclass(frozen=True)
@@ -258,11 +255,11 @@ class CommandLine:
             return self._notices.failed(
                 conversation.id, f"codex could not list its threads: {error}"
             )
-        if not threads:
-            return self._notices.told(conversation, "codex has no other threads here.")
-        lines = [f"{t.id[:THREAD_ID_SHOWN]}  {describe_thread(t)}" for t in threads]
-        lines.append("/open ID makes one a conversation here (a unique start of its id is enough).")
-        return self._notices.told(conversation, "\n".join(lines))
+        told = self._notices.told(
+            conversation, thread_lines(threads) if threads else "codex has no other threads here."
+        )
+        self._core.tasks.start_soon(self._rooms.threads.listed_again, conversation, threads)
+        return told
 
     async def _image(self, conversation: Conversation, command: kinds.Image) -> CommandResult:
         if command.path is not None:

@@ -12,6 +12,7 @@ import anyio
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation
 from engine.conversations.core import Core
+from engine.conversations.history import describe_thread
 from engine.conversations.restore import Restorer
 from engine.errors import ConnectionClosed, RpcError
 from engine.records.store import StoredConversation
@@ -19,6 +20,15 @@ from engine.results import CommandResult
 
 THREADS_LISTED = 20
 THREADS_SEARCHED = 200
+THREAD_ID_SHOWN = 13
+OPEN_HINT = "/open ID makes one a conversation here (a unique start of its id is enough)."
+
+
+def thread_lines(threads: list[wire.Thread]) -> str:
+    """Threads a line each (the start of its id, when, where, how it starts), and how to open
+    one."""
+    lines = [f"{t.id[:THREAD_ID_SHOWN]}  {describe_thread(t)}" for t in threads]
+    return "\n".join([*lines, OPEN_HINT])
 
 
 class Threads:
@@ -54,34 +64,53 @@ class Threads:
         loaded = await anyio.to_thread.run_sync(store.load)
         return [c for c in loaded.conversations if c.archived]
 
-    async def codex_threads(self, limit: int = THREADS_LISTED) -> list[wire.Thread]:
+    async def codex_threads(
+        self, limit: int = THREADS_LISTED, *, indexed: bool = True
+    ) -> list[wire.Thread]:
         """Codex's threads in this CODEX_HOME that no conversation here follows, newest first
-        (made by the Codex CLI, an IDE, or another app-server)."""
+        (made by the Codex CLI, an IDE, or another app-server).
+
+        `indexed`: from codex's index of its threads alone, in milliseconds however many there
+        are; else codex reads the rollout file of each thread listed too (and repairs its index
+        from them), which finds a thread whose file came from elsewhere (copied in, synced)
+        but takes milliseconds a thread, more for long ones.
+        """
         followed = {c.thread_id for c in self._core.conversations.all()}
         params = wire.ThreadListParams(
-            limit=limit, sort_key="updated_at", source_kinds=wire.TOP_LEVEL_SOURCES
+            limit=limit,
+            sort_key="updated_at",
+            source_kinds=wire.TOP_LEVEL_SOURCES,
+            use_state_db_only=indexed or None,
         )
         listed = await self._core.server.call("thread/list", params, wire.ThreadListResult)
         return [thread for thread in listed.data if thread.id not in followed]
+
+    async def listed_again(self, conversation: Conversation, shown: list[wire.Thread]) -> None:
+        """List codex's threads again from their rollout files (which repairs codex's index)
+        and, when that finds threads the list `shown` from the index did not have, say the
+        new list. Said nothing when codex cannot list them: the list was shown."""
+        try:
+            scanned = await self.codex_threads(indexed=False)
+        except (RpcError, ConnectionClosed):
+            return
+        if {t.id for t in scanned} - {t.id for t in shown}:
+            self._core.notices.say(
+                conversation,
+                "info",
+                "codex's rollout files hold threads its index did not list yet:\n"
+                + thread_lines(scanned),
+            )
 
     async def open_thread(self, reference: str) -> CommandResult:
         """Make a Codex thread (by id, or a unique prefix of one from `codex_threads` or of
         a sub-agent's) a conversation here: resumed, with its history."""
         wanted = reference.strip()
         try:
-            candidates = await self.codex_threads(limit=THREADS_SEARCHED)
+            found = await self._matching(wanted, indexed=True) or await self._matching(
+                wanted, indexed=False
+            )
         except (RpcError, ConnectionClosed) as error:
             return self._core.notices.failed(None, f"codex could not list its threads: {error}")
-        found = [
-            (t.id, (t.name or t.preview or "Codex thread").strip().splitlines()[0], t.cwd)
-            for t in candidates
-            if t.id.startswith(wanted)
-        ]
-        found += [
-            (thread, f"Sub-agent {thread[:13]} of {parent.title}", parent.cwd)
-            for thread, parent in self._core.conversations.sub_agents()
-            if thread.startswith(wanted) and self._core.conversations.current(thread) is None
-        ]
         if len(found) != 1 or not wanted:
             which = "no thread" if not found else f"{len(found)} threads"
             return self._core.notices.failed(
@@ -99,3 +128,19 @@ class Threads:
             )
         self._core.router.updated(conversation)
         return CommandResult(True, f"Opened {conversation.title!r} from codex.", conversation.id)
+
+    async def _matching(self, wanted: str, *, indexed: bool) -> list[tuple[str, str, str | None]]:
+        """Codex's threads (newest first) and sub-agents whose id starts with `wanted`: id,
+        title, working directory."""
+        candidates = await self.codex_threads(limit=THREADS_SEARCHED, indexed=indexed)
+        found = [
+            (t.id, (t.name or t.preview or "Codex thread").strip().splitlines()[0], t.cwd)
+            for t in candidates
+            if t.id.startswith(wanted)
+        ]
+        found += [
+            (thread, f"Sub-agent {thread[:13]} of {parent.title}", parent.cwd)
+            for thread, parent in self._core.conversations.sub_agents()
+            if thread.startswith(wanted) and self._core.conversations.current(thread) is None
+        ]
+        return found

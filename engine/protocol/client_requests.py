@@ -165,6 +165,9 @@ class ThreadListParams(WireModel, kw_only=True):
     archived: bool | None = None
     source_kinds: list[ThreadSourceKind] | None = None
     """Left out, codex lists only threads of interactive sources (not `codex exec`'s)."""
+    use_state_db_only: bool | None = None
+    """True: from codex's index of its threads (its state database) alone, without reading
+    the rollout files to repair it, which costs milliseconds for each thread listed."""
 
 
 class ThreadListResult(WireModel, kw_only=True):

@@ -9,6 +9,7 @@ import ctypes
 import os
 import signal
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -506,6 +507,46 @@ async def test_a_thread_made_by_another_app_server_is_listed_and_opened(
         again = await engine.execute(mine.id, f"/open {thread_id[:13]}")
         assert not again.ok
         assert "no thread" in again.message
+
+
+async def test_threads_copied_in_behind_codex_are_opened_and_listed_after_the_index(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """/threads lists from codex's index (fast however many threads there are). A thread whose
+    rollout file was copied in while codex ran is not in it yet: /open finds it all the same,
+    and /threads reads the rollout files after and says the list again with it."""
+    async with open_codex(scripted_model, codex_home, workspace) as other:
+        thread_id = await other.start_thread()
+        assert (await other.run_turn(thread_id, "count for me")).status == "completed"
+    [rollout] = (codex_home / "sessions").rglob(f"*{thread_id}.jsonl")
+
+    def copy_in(said: str) -> str:
+        copied = str(uuid.uuid4())
+        rollout.with_name(rollout.name.replace(thread_id, copied)).write_text(
+            rollout.read_text().replace(thread_id, copied).replace("count for me", said)
+        )
+        return copied
+
+    async with deck(scripted_model, codex_home, workspace, tmp_path / "s.sqlite3") as (
+        engine,
+        log,
+        _,
+    ):
+        mine = await engine.new_conversation("Mine")
+        opened_id = copy_in("opened at once")
+        opened = await engine.execute(mine.id, f"/open {opened_id[:13]}")
+        assert opened.ok, opened.message
+        assert opened.conversation_id is not None
+        history = await engine.history(opened.conversation_id)
+        said = [e.item for e in history if isinstance(e, ItemCompleted)]
+        assert [i.text for i in said if isinstance(i, UserMessageItem)] == ["opened at once"]
+
+        listed_id = copy_in("listed later")
+        listed = await engine.execute(mine.id, "/threads")
+        assert thread_id[:13] in listed.message
+        again = await log.wait_for(Notice, lambda n: "index did not list yet" in n.text)
+        assert listed_id[:13] in again.text and "listed later" in again.text
+        assert thread_id[:13] in again.text
 
 
 async def test_a_thread_made_by_codex_exec_is_listed(
