@@ -26,6 +26,7 @@ SUITE = (
     "bench.load_figures",
     "bench.scale",
     "bench.long_history",
+    "bench.threads",
     "bench.codex_tui",
 )
 MIB_TO_MB = 1.048576
@@ -70,6 +71,12 @@ TARGETS: tuple[Target, ...] = (
     ("50,000 items: 150 earlier items → painted", "≤ 100 ms", operator.le, 100, 1),
     ("50,000 items: RSS, latest painted", "reported", None, 0, 1),
     ("50,000 items: RSS, 20 steps back", "reported", None, 0, 1),
+    ("10,000 threads: /threads → first rows painted", "≤ 100 ms", operator.le, 100, 1),
+    ("10,000 threads: Codex TUI resume, start → first rows", "reported", None, 0, 1),
+    ("10,000 threads: Codex TUI 0.171 resume, start → first rows", "reported", None, 0, 1),
+    ("10,000 threads: codex lists 20 from its index", "reported", None, 0, 1),
+    ("10,000 threads: codex lists 20 from the rollout files", "reported", None, 0, 1),
+    ("10,000 threads: codex's first start → first list", "reported", None, 0, 1),
 )
 
 
