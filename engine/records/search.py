@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from engine.records.store import Store
 
 EXCERPT_CHARS = 90
+READERS = max(1, min(4, os.cpu_count() or 1))
+"""How many parts of the store are read at once when searching it (each in a thread)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,11 +129,33 @@ async def search(
     hits = await anyio.to_thread.run_sync(in_memory)
     if store is not None:
         await store.flush()  # what was archived or brought back a moment ago is in it
-        rows = await anyio.to_thread.run_sync(store.archived_items_like, like_pattern(query), limit)
-        for _, title, thread_id, text in rows:
+        rows = await archived_items_like(store, like_pattern(query), limit)
+        for _, _, title, thread_id, text in rows:
             with contextlib.suppress(RecordingError, ValueError):
                 event = event_from_json(json.loads(text))
                 for hit in search_events([event], query, title, limit):
                     hits.append(replace(hit, archived=True, thread_id=thread_id))
     hits.sort(key=lambda hit: hit.at, reverse=True)
     return hits[:limit]
+
+
+async def archived_items_like(
+    store: Store, pattern: str, limit: int
+) -> list[tuple[int, str, str, str | None, str]]:
+    """The store's completed items of archived conversations LIKE `pattern`, newest first,
+    `limit` at most: its trace read in READERS parts at once (the search is bound by reading
+    it, and each part leaves the interpreter while the database reads)."""
+    low, high = await anyio.to_thread.run_sync(store.trace_seqs)
+    step = (high - low) // READERS + 1
+    found: list[tuple[int, str, str, str | None, str]] = []
+
+    async def read(part: tuple[int, int]) -> None:
+        found.extend(
+            await anyio.to_thread.run_sync(store.archived_items_like, pattern, limit, part)
+        )
+
+    async with anyio.create_task_group() as reading:
+        for start in range(low, high + 1, step):
+            reading.start_soon(read, (start, min(start + step - 1, high)))
+    found.sort(reverse=True)
+    return found[:limit]

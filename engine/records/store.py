@@ -305,20 +305,34 @@ class Store:
         ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    def trace_seqs(self) -> tuple[int, int]:
+        """The first and the last seq of the trace, (0, 0) when it is empty (blocking)."""
+        low, high = self._connection.execute("SELECT MIN(seq), MAX(seq) FROM trace").fetchone()
+        return low or 0, high or 0
+
     def archived_items_like(
-        self, pattern: str, limit: int
-    ) -> list[tuple[str, str, str | None, str]]:
-        """Completed items of archived conversations whose stored JSON is LIKE `pattern`
-        (escape `\\`), newest first: (conversation id, title, thread id, event as JSON)
-        (blocking)."""
-        rows = self._connection.execute(
-            "SELECT t.conversation_id, c.title, c.thread_id, t.event FROM trace t "
-            "JOIN conversations c ON c.id = t.conversation_id "
-            'WHERE c.archived = 1 AND t.event LIKE \'{"type": "ItemCompleted"%\' '
-            "AND t.event LIKE ? ESCAPE '\\' ORDER BY t.seq DESC LIMIT ?",
-            (pattern, limit),
-        ).fetchall()
-        return [(r[0], r[1], r[2], r[3]) for r in rows]
+        self, pattern: str, limit: int, seqs: tuple[int, int]
+    ) -> list[tuple[int, str, str, str | None, str]]:
+        """Completed items of archived conversations, among the trace's rows whose seq is in
+        `seqs` (both ends included), whose stored JSON is LIKE `pattern` (escape `\\`),
+        newest first: (seq, conversation id, title, thread id, event as JSON) (blocking).
+
+        Read on a connection of its own, so that parts of the trace can be read at once, each
+        in a thread of its own.
+        """
+        reader = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            rows = reader.execute(
+                "SELECT t.seq, t.conversation_id, c.title, c.thread_id, t.event FROM trace t "
+                "JOIN conversations c ON c.id = t.conversation_id "
+                "WHERE t.seq BETWEEN ? AND ? AND c.archived = 1 "
+                'AND t.event LIKE \'{"type": "ItemCompleted"%\' '
+                "AND t.event LIKE ? ESCAPE '\\' ORDER BY t.seq DESC LIMIT ?",
+                (*seqs, pattern, limit),
+            ).fetchall()
+        finally:
+            reader.close()
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in rows]
 
     def put(self, sql: str, params: Sequence[Any]) -> None:
         """Queue a write; it is committed soon, or at the next `flush()`."""
