@@ -193,9 +193,7 @@ def main() -> None:
             for label, binary in pickers.items():
                 if binary is not None:
                     runs = [resume_picker(binary, home, workspace, url) for _ in range(RUNS)]
-                    figures[f"{name}: {label} resume, start → first rows"] = figure(
-                        runs, "ms"
-                    )
+                    figures[f"{name}: {label} resume, start → first rows"] = figure(runs, "ms")
         finally:
             model.kill()
             model.wait()
