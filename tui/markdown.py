@@ -8,7 +8,7 @@ import copy
 import math
 import re
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import anyio.lowlevel
 from rich.style import Style
@@ -100,7 +100,11 @@ class MarkdownChunk(Widget):
         super().__init__()
         self._pieces: list[str] = []
         self._drawn: list[list[Strip] | None] = []
-        """Each piece's lines at `_laid_out_for`, once drawn (one entry for each piece)."""
+        """Each piece's lines at `_laid_out_for`, once drawn (one entry for each piece), and
+        while they are kept (`let_go` lets them go)."""
+        self._shapes: list[Shape | None] = []
+        """Each piece's shape at `_laid_out_for`, once drawn, kept when its lines are let go:
+        drawn again, it takes the same room."""
         self._tops: list[int] | None = None
         """Where each piece starts (the blank line above it included) and where the last one
         ends, as drawn or estimated; None when a piece has changed."""
@@ -122,8 +126,20 @@ class MarkdownChunk(Widget):
 
     @property
     def undrawn(self) -> int:
-        """How many pieces wait to be drawn at the width shown."""
-        return sum(lines is None for lines in self._drawn)
+        """How many pieces wait to be drawn at the width shown (their room not known yet)."""
+        return sum(shape is None for shape in self._shapes)
+
+    @property
+    def held_lines(self) -> int:
+        """How many drawn lines the answer holds."""
+        return sum(len(lines) for lines in self._drawn if lines is not None)
+
+    def let_go(self) -> None:
+        """Let go of the lines drawn (the answer is out of view: what it holds is then its
+        text and each piece's room); each piece is drawn again as it comes into view, in
+        the room it took."""
+        self._drawn = [None] * len(self._drawn)
+        self._tail_lines = None
 
     def extend(self, pieces: list[str], tail: str) -> None:
         """Add finished pieces under the others and replace the live tail."""
@@ -150,6 +166,7 @@ class MarkdownChunk(Widget):
     def _add(self, pieces: list[str], drawn: list[list[Strip] | None], tail: str) -> None:
         self._pieces += pieces
         self._drawn += drawn
+        self._shapes += [None if lines is None else _shape(lines) for lines in drawn]
         self._tail = tail
         self._tops = self._tail_lines = None
         self.refresh(layout=True)
@@ -159,6 +176,7 @@ class MarkdownChunk(Widget):
         """Drop every piece and the tail."""
         self._pieces = []
         self._drawn = []
+        self._shapes = []
         self._cleared += 1
         self._tail = ""
         self._tops = self._tail_lines = None
@@ -174,6 +192,7 @@ class MarkdownChunk(Widget):
         if self._laid_out_for != (width, dark):
             self._laid_out_for = (width, dark)
             self._drawn = [None] * len(self._pieces)
+            self._shapes = [None] * len(self._pieces)
             self._tops = self._tail_lines = None
             resized = True
         else:
@@ -192,7 +211,7 @@ class MarkdownChunk(Widget):
         if self._tail_lines is None:
             width, dark = self._laid_out_for or (1, True)
             tail = self._draw(self._tail, width, dark) if self._tail else []
-            apart = bool(self._drawn) and _apart(self._drawn[-1], tail)
+            apart = bool(self._shapes) and _apart(self._shapes[-1], _shape(tail))
             self._tail_lines = [Strip.blank(0)] * apart + tail
         return self._tail_lines
 
@@ -201,9 +220,11 @@ class MarkdownChunk(Widget):
         lines = self._drawn[index]
         if lines is None and self._laid_out_for is not None:
             lines = self._drawn[index] = self._draw(self._pieces[index], *self._laid_out_for)
-            self._tops = None
-            if index == len(self._pieces) - 1:
-                self._tail_lines = None
+            if self._shapes[index] is None:
+                self._shapes[index] = _shape(lines)
+                self._tops = None
+                if index == len(self._pieces) - 1:
+                    self._tail_lines = None
         return lines or []
 
     def _top(self, index: int) -> int:
@@ -212,8 +233,8 @@ class MarkdownChunk(Widget):
             width = self._laid_out_for[0] if self._laid_out_for is not None else 1
             tops = [0]
             for number, piece in enumerate(self._pieces):
-                lines = self._drawn[number]
-                height = len(lines) if lines is not None else _estimate(piece, width)
+                shape = self._shapes[number]
+                height = shape.lines if shape is not None else _estimate(piece, width)
                 tops.append(tops[-1] + self._gap_above(number) + height)
             self._tops = tops
         return self._tops[index]
@@ -221,7 +242,7 @@ class MarkdownChunk(Widget):
     def _gap_above(self, index: int) -> int:
         """The blank line above piece `index` (taken to be there while it or the one above is
         not drawn: it is, unless a piece ends or starts with a blank line)."""
-        return int(index > 0 and _apart(self._drawn[index - 1], self._drawn[index]))
+        return int(index > 0 and _apart(self._shapes[index - 1], self._shapes[index]))
 
     def _line(self, y: int) -> Strip:
         end = self._top(len(self._pieces))
@@ -261,7 +282,7 @@ class MarkdownChunk(Widget):
         self._rest_timer = None
         laid_out = self._laid_out_for
         state = laid_out, len(self._pieces), self._cleared
-        waiting = [index for index, lines in enumerate(self._drawn) if lines is None]
+        waiting = [index for index, shape in enumerate(self._shapes) if shape is None]
         if laid_out is None or not waiting or not self.is_on_screen:
             return  # a conversation out of view draws the rest when shown again (`on_show`)
         drawn: dict[int, list[Strip]] = {}
@@ -276,8 +297,8 @@ class MarkdownChunk(Widget):
         shown = min(max(at_the_top, 0), len(self._pieces))
         before = self._top(shown)
         for index, lines in drawn.items():
-            if self._drawn[index] is None:
-                self._drawn[index] = lines
+            if self._shapes[index] is None:
+                self._drawn[index], self._shapes[index] = lines, _shape(lines)
         self._tops = self._tail_lines = None
         self._keep_view(self._top(shown) - before)
         self.refresh(layout=True)
@@ -334,9 +355,10 @@ class MarkdownChunk(Widget):
         """The selected text, so a mouse selection can be copied (OSC 52 over ssh too): the
         lines as they show now (a piece not drawn yet is not on screen either)."""
         lines: list[Strip] = []
-        for index, drawn in enumerate(self._drawn):
-            lines += [Strip.blank(0)] * (self._top(index + 1) - self._top(index) - len(drawn or []))
-            lines += drawn or []
+        for index, shape in enumerate(self._shapes):
+            drawn = self._piece(index) if shape is not None else []
+            lines += [Strip.blank(0)] * (self._top(index + 1) - self._top(index) - len(drawn))
+            lines += drawn
         text = "\n".join(line.text.rstrip() for line in lines + self._tail_block())
         return selection.extract(text), "\n"
 
@@ -350,10 +372,24 @@ def _estimate(text: str, width: int) -> int:
     return sum(max(1, math.ceil(len(line) / max(width, 1))) for line in lines)
 
 
-def _apart(above: list[Strip] | None, below: list[Strip] | None) -> bool:
+class Shape(NamedTuple):
+    """The room a drawn piece takes, and whether it starts and ends with text."""
+
+    lines: int
+    starts_with_text: bool
+    ends_with_text: bool
+
+
+def _shape(lines: list[Strip]) -> Shape:
+    return Shape(
+        len(lines), bool(lines and lines[0].cell_length), bool(lines and lines[-1].cell_length)
+    )
+
+
+def _apart(above: Shape | None, below: Shape | None) -> bool:
     """Whether a blank line goes between two blocks where the text was cut into pieces (a
     document drawn alone does not always end with the one that followed its last block).
     None is a piece not drawn yet, taken to end and start with text."""
-    if above is not None and not (above and above[-1].cell_length):
+    if above is not None and not above.ends_with_text:
         return False
-    return below is None or bool(below and below[0].cell_length)
+    return below is None or below.starts_with_text

@@ -166,3 +166,28 @@ async def test_a_long_answer_draws_what_shows_and_the_rest_once_quiet_keeping_th
         assert app.shown() == middle, "the view kept its place while the pieces above took shape"
         drawn, whole = drawn_and_whole(app, text)
         assert drawn == whole
+
+
+async def test_an_answer_that_let_go_of_its_lines_draws_them_again_in_the_same_room() -> None:
+    text = uneven(200) + "The last words"
+    app = AnswerInView(text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.answer
+        await until(pilot, lambda: answer.size.height > 0 and not answer.undrawn, "drawn whole")
+        height = answer.content_size.height
+        drawn, whole = drawn_and_whole(app, text)
+        assert drawn == whole
+        held = answer.held_lines
+        assert held >= len(whole) - 2 * len(chunk_ends(text, 0)), "every piece's lines held"
+
+        answer.let_go()
+        assert answer.held_lines == 0
+        assert not answer.undrawn, "the room each piece takes is still known"
+        app.view.scroll_to(y=app.view.max_scroll_y // 2, animate=False, immediate=True)
+        await pilot.pause()
+        assert answer.content_size.height == height, "it takes the same room"
+        top = round(app.view.scroll_y) - answer.virtual_region.y
+        assert app.shown() == whole[top : top + len(app.shown())], "drawn again as it was"
+        assert 0 < answer.held_lines < held / 4, "only what came into view is drawn again"
+        drawn, whole = drawn_and_whole(app, text)
+        assert drawn == whole

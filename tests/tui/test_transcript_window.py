@@ -15,6 +15,7 @@ from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entry_log import joined_deltas
 from tui.pacing import PacedScreen
+from tui.widgets.message import AgentMessage
 from tui.widgets.trace_pane import TracePane
 from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
 
@@ -166,3 +167,25 @@ async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
         assert with_widgets(long) == 300, "all of it was drawn on the way"
         assert tops == sorted(tops, reverse=True), "no frame showed a view it then left"
         assert not long.following
+
+
+async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(deck: Deck) -> None:
+    async with deck(size=(100, 30)) as (app, pilot):
+        await type_and_send(app, pilot, "long answer")
+        await until(pilot, lambda: len(turn_markers(app)) == 1, "the first answer ends")
+        [first] = transcript(app).query(AgentMessage)
+        await until(pilot, lambda: transcript(app).settled and not first.undrawn, "it is drawn")
+        assert first.held_lines > 1000
+
+        await type_and_send(app, pilot, "long answer")
+        await until(pilot, lambda: len(turn_markers(app)) == 2, "the second answer ends")
+        second = transcript(app).query(AgentMessage).last()
+        await until(pilot, lambda: first.held_lines == 0, "the answer out of view lets go")
+        assert second.held_lines > 0, "the answer in view keeps its own"
+
+        height = first.size.height
+        transcript(app).scroll_to_widget(first, animate=False, top=True)
+        await until(pilot, lambda: first.held_lines > 0, "the first answer comes into view")
+        assert 0 < first.held_lines < 200, "what came into view is drawn again"
+        assert first.size.height == height, "in the room it took"
+        assert first.render_line(0).text.strip(), "its first line shows again"

@@ -282,11 +282,27 @@ class Transcript(VerticalScroll, can_focus=False):
         new = [e for e in self._entries[max(shown_before, first) :] if e.widget is None]
         if new:
             await self.mount_all([self._widget(entry) for entry in new])
+            if any(isinstance(entry, TurnEntry) for entry in new):
+                after_painted(self, self._let_go_out_of_view)
         changed, self._log.changed = self._log.changed, []
         for entry in dict.fromkeys(changed):
             if entry.widget is not None and entry not in new:
                 await self._refresh(entry)
         self._show_earlier_line()
+
+    async def _let_go_out_of_view(self) -> None:
+        """After the frame that shows a turn's end: the answers more than a screen away
+        from the view let go of the lines they drew (each drawn again as it comes into
+        view), so what a long conversation holds is its text, not every line of every
+        answer drawn."""
+        height = self.scrollable_content_region.height
+        near = range(round(self.scroll_y) - height, round(self.scroll_y) + 2 * height)
+        shown = (entry.widget for entry in self._entries[self._first_shown :])
+        answers = [w for w in shown if isinstance(w, AgentMessage) and w not in self._streaming]
+        for answer in answers:
+            region = answer.virtual_region
+            if region.bottom < near.start or region.y >= near.stop:
+                answer.let_go()
 
     async def put_away(self) -> None:
         """The transcript left the view: its widgets go, its entries stay (as data). Coming
