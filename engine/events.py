@@ -159,6 +159,8 @@ class ItemDelta(EngineEvent):
     text: str
     index: int = 0
     """The summary part or content part the text belongs to (reasoning)."""
+    joined: int = 1
+    """How many of codex's deltas the text is: those of an ended turn are kept joined."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

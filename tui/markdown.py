@@ -201,7 +201,8 @@ class MarkdownChunk(Widget):
         for index in reversed(range(len(self._pieces))):
             if shown >= self._view_lines():
                 break
-            shown += len(self._piece(index))
+            shape = self._shapes[index]  # known: its room is, without drawing it again
+            shown += shape.lines if shape is not None else len(self._piece(index))
         if resized:
             self._rest_later()
         return self._top(len(self._pieces)) + len(self._tail_block())

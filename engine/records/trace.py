@@ -1,7 +1,9 @@
 """Every event of a conversation, by turn, in order; bounded per turn; exported as JSONL.
 
 A turn keeps at most `limit` events: the first half and the latest half. Reading it back
-puts one `TraceGap` where events were dropped, saying how many.
+puts one `TraceGap` where events were dropped, saying how many. Once the turn has ended, the
+deltas kept of each part of an item are one delta (where the first was) holding their text and
+their number: a long conversation keeps what its answers said, not each piece of their stream.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import os
 import re
 from collections import deque
 from collections.abc import Iterable
+from dataclasses import replace
 
-from engine.events import EngineEvent, Stamp, TraceGap
+from engine.events import EngineEvent, ItemDelta, Stamp, TraceGap, TurnCompleted
 from engine.records.recording import event_to_json
 from engine.settings import Settings
 
@@ -32,10 +35,13 @@ class TurnTrace:
     def add(self, event: EngineEvent) -> None:
         if len(self._head) < self._head_size:
             self._head.append(event)
-            return
-        if len(self._tail) == self._tail.maxlen:
-            self.dropped += 1
-        self._tail.append(event)
+        else:
+            if len(self._tail) == self._tail.maxlen:
+                self.dropped += 1
+            self._tail.append(event)
+        if isinstance(event, TurnCompleted):
+            self._head = _joined(self._head)
+            self._tail = deque(_joined(list(self._tail)), maxlen=self._tail.maxlen)
 
     def events(self) -> list[EngineEvent]:
         if not self.dropped:
@@ -48,6 +54,24 @@ class TurnTrace:
             dropped=self.dropped,
         )
         return [*self._head, gap, *self._tail]
+
+
+def _joined(events: list[EngineEvent]) -> list[EngineEvent]:
+    """`events` with the deltas of each part of an item joined into the first of them."""
+    runs: dict[tuple[str, str, int], list[ItemDelta]] = {}
+    for event in events:
+        if isinstance(event, ItemDelta):
+            runs.setdefault((event.item_id, event.kind, event.index), []).append(event)
+    joined: list[EngineEvent] = []
+    for event in events:
+        if not isinstance(event, ItemDelta):
+            joined.append(event)
+            continue
+        run = runs[(event.item_id, event.kind, event.index)]
+        if event is run[0]:
+            text = "".join(delta.text for delta in run)
+            joined.append(replace(event, text=text, joined=sum(d.joined for d in run)))
+    return joined
 
 
 class ConversationTrace:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from engine.events import Notice, TraceGap
+from engine.events import DeltaKind, ItemDelta, Notice, TraceGap, TurnCompleted
 from engine.records.trace import ConversationTrace, Redactor, jsonl
 
 
@@ -48,3 +48,76 @@ def test_known_secrets_and_key_shapes_are_redacted() -> None:
     assert redact(text) == "pw [redacted] key [redacted] short"
     line = jsonl([notice(1)], redact)
     assert json.loads(line)["type"] == "Notice"
+
+
+def delta(seq: int, item: str, text: str, kind: DeltaKind = "agent_message") -> ItemDelta:
+    return ItemDelta(
+        seq=seq,
+        at=float(seq),
+        conversation_id="c",
+        turn_id="t",
+        item_id=item,
+        kind=kind,
+        text=text,
+    )
+
+
+def ended(seq: int) -> TurnCompleted:
+    return TurnCompleted(
+        seq=seq,
+        at=float(seq),
+        conversation_id="c",
+        turn_id="t",
+        status="completed",
+        error=None,
+        duration_ms=1,
+    )
+
+
+def test_an_ended_turn_keeps_each_parts_deltas_as_one_with_their_text() -> None:
+    trace = ConversationTrace(limit=10_000)
+    trace.add("t", notice(1))
+    for seq in range(2, 3002):
+        if seq % 100 == 0:
+            trace.add("t", delta(seq, "r", f"<{seq}>", "reasoning_summary"))
+        else:
+            trace.add("t", delta(seq, "m", f"{seq} "))
+    live = trace.turn("t")
+    assert len(live) == 3001, "while the turn runs, each delta is kept as it came"
+    trace.add("t", ended(3002))
+
+    events = trace.turn("t")
+    assert [type(e).__name__ for e in events] == [
+        "Notice",
+        "ItemDelta",
+        "ItemDelta",
+        "TurnCompleted",
+    ]
+    message, reasoning = events[1], events[2]
+    assert isinstance(message, ItemDelta)
+    assert isinstance(reasoning, ItemDelta)
+    assert (message.seq, reasoning.seq) == (2, 100), "where the first of each was"
+    assert message.text == "".join(f"{s} " for s in range(2, 3002) if s % 100)
+    assert reasoning.text == "".join(f"<{s}>" for s in range(2, 3002) if s % 100 == 0)
+    assert (message.joined, reasoning.joined) == (2970, 30)
+
+
+def test_past_the_limit_an_ended_turn_joins_each_side_of_the_gap() -> None:
+    trace = ConversationTrace(limit=10)
+    for seq in range(1, 101):
+        trace.add("t", delta(seq, "m", f"{seq} "))
+    trace.add("t", ended(101))
+    events = trace.turn("t")
+    assert [type(e).__name__ for e in events] == [
+        "ItemDelta",
+        "TraceGap",
+        "ItemDelta",
+        "TurnCompleted",
+    ]
+    head, gap, tail = events[0], events[1], events[2]
+    assert isinstance(head, ItemDelta)
+    assert isinstance(gap, TraceGap)
+    assert isinstance(tail, ItemDelta)
+    assert (head.text, head.joined) == ("1 2 3 4 5 ", 5)
+    assert (tail.text, tail.joined) == ("97 98 99 100 ", 4)
+    assert gap.dropped == 91

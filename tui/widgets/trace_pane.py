@@ -94,7 +94,8 @@ def _continues(row: Row, event: EngineEvent) -> bool:
 def describe(event: EngineEvent) -> Row:
     """The row for an event: its kind, a short label, and its duration if it has one."""
     if isinstance(event, ItemDelta):
-        return Row(event, f"delta {event.kind}", inert(event.text[:60]), item_id=event.item_id)
+        label = inert(event.text[:60])
+        return Row(event, f"delta {event.kind}", label, count=event.joined, item_id=event.item_id)
     if isinstance(event, ItemStarted):
         return Row(event, "item started", event.item.type, item_id=event.item.id)
     if isinstance(event, ItemCompleted):
@@ -265,7 +266,7 @@ class TracePane(Vertical):
         if last is not None and last.last_seq >= event.seq:
             return None
         if last is not None and _continues(last, event):
-            last.count += 1
+            last.count += event.joined if isinstance(event, ItemDelta) else 1
             last.last_seq = event.seq
             return last
         row = describe(event)
