@@ -2,9 +2,10 @@
 writing its figures into bench/results.json), then prints every figure the performance
 targets name, with its target and whether this run met it.
 
-Run: `.venv/bin/python -m bench` (15 to 30 minutes on a 2-core machine, by its speed; making
-the 50,000-item conversation takes some 4 to 8 of them). `.venv/bin/python -m bench --markdown`
-prints the last run's figures (bench/results.json) as the README's table.
+Run: `.venv/bin/python -m bench` (25 to 45 minutes on a 2-core machine, by its speed; making
+the 50,000-item conversation takes some 4 to 8 of them, the soak some 10).
+`.venv/bin/python -m bench --markdown` prints the last run's figures (bench/results.json) as
+the README's table.
 """
 
 from __future__ import annotations
@@ -29,10 +30,12 @@ SUITE = (
     "bench.long_history",
     "bench.threads",
     "bench.store_find",
+    "bench.soak",
     "bench.codex_tui",
 )
 MIB_TO_MB = 1.048576
 NPM = "Codex TUI 0.171"
+SOAK = "200 turns of 20k tokens"
 
 Target = tuple[str, str, Callable[[float, float], bool] | None, float, float]
 """Figure (or ratio) name, the target as said, how to compare (None: reported only), the
@@ -87,6 +90,10 @@ TARGETS: tuple[Target, ...] = (
     ("1 GB store: find a word of the oldest item", "≤ 1 s", operator.le, 1000, 1),
     ("1 GB store: find a word said nowhere", "≤ 1 s", operator.le, 1000, 1),
     ("1 GB store: longest event-loop stall while finding", "≤ 50 ms", operator.le, 50, 1),
+    (f"{SOAK}: RSS after 200 / after 20", "≤ 1.10×", operator.le, 1.10, 1),
+    (f"{SOAK}: longest stall, last / first 20 (medians)", "≤ 1.0×", operator.le, 1.0, 1),
+    (f"{SOAK}: RSS after 200 turns", "reported", None, 0, 1),
+    (f"{SOAK}: Enter → end shown, last 20 turns", "reported", None, 0, 1),
 )
 
 

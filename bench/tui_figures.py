@@ -46,9 +46,9 @@ from engine.frontend import Backend
 from engine.protocol import AgentMessageItem, UserMessageItem
 from engine.records.store import Store
 from engine.replay import replay_backend
-from engine.scripted_model import ScriptedModel, run_scripted_model
+from engine.scripted_model import run_scripted_model
 from engine.settings import LimitsSettings, Settings
-from engine.transport.offline import offline_settings
+from engine.transport.offline import ModelServer, offline_settings
 from tui.app import CodexDeckApp
 from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage
@@ -138,7 +138,7 @@ async def engine_alone(root: Path) -> float:
 
 @asynccontextmanager
 async def the_app(
-    root: Path, model: ScriptedModel, store: Path | None = None, running: int = 4
+    root: Path, model: ModelServer, store: Path | None = None, running: int = 4
 ) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None]]]:
     """The app on the real engine (with a store, if given), once its conversation shows."""
     base = Settings(limits=LimitsSettings(running_conversations=running))
