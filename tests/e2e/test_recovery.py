@@ -545,7 +545,8 @@ async def test_threads_copied_in_behind_codex_are_opened_and_listed_after_the_in
         listed = await engine.execute(mine.id, "/threads")
         assert thread_id[:13] in listed.message
         again = await log.wait_for(Notice, lambda n: "index did not list yet" in n.text)
-        assert listed_id[:13] in again.text and "listed later" in again.text
+        assert listed_id[:13] in again.text
+        assert "listed later" in again.text
         assert thread_id[:13] in again.text
 
 
