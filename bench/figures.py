@@ -7,8 +7,10 @@ import math
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +90,18 @@ def idle_conversation(conversation_id: str, title: str) -> ConversationInfo:
         turn_id=None,
         turn_started_at=None,
     )
+
+
+@contextmanager
+def scratch_root() -> Iterator[Path]:
+    """A throw-away directory with `home` (a CODEX_HOME) and `ws` (a workspace) in it, once
+    the machine-speed probe is printed (a figure counts only beside it)."""
+    print(f"machine-speed probe: {machine_speed():.0f} ms", flush=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        root = Path(scratch)
+        (root / "home").mkdir()
+        (root / "ws").mkdir()
+        yield root
 
 
 def machine_speed() -> float:

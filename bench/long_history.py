@@ -12,7 +12,6 @@ bench/results.json.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import anyio
 
-from bench.figures import figure, machine_speed, print_table, save
+from bench.figures import figure, print_table, save, scratch_root
 from bench.load_figures import latest_painted, many_items
 from bench.scale import painted
 from bench.tui_figures import rss_mib, the_app
@@ -70,13 +69,8 @@ async def read_back(root: Path, store: Path) -> Reading:
 
 
 def main() -> None:
-    speed = machine_speed()
-    print(f"machine-speed probe: {speed:.0f} ms", flush=True)
     figures: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        (root / "home").mkdir()
-        (root / "ws").mkdir()
+    with scratch_root() as root:
         store = root / "store.sqlite3"
         began = time.perf_counter()
         anyio.run(many_items, root, store, ITEMS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import partial
@@ -23,7 +22,7 @@ from pathlib import Path
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from bench.figures import figure, machine_speed, print_table, save, until
+from bench.figures import figure, print_table, save, scratch_root, until
 from bench.tui_figures import rss_mib, send, the_app
 from tui.app import CodexDeckApp
 from tui.entries import TurnEntry
@@ -108,12 +107,7 @@ def ended(transcript: Transcript, turns: int) -> bool:
 
 
 def main() -> None:
-    speed = machine_speed()
-    print(f"machine-speed probe: {speed:.0f} ms", flush=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        (root / "home").mkdir()
-        (root / "ws").mkdir()
+    with scratch_root() as root:
         stalls, took, rss_early, rss_late = anyio.run(soak, root)
     first, last = slice(0, COMPARED), slice(-COMPARED, None)
     name = f"{TURNS} turns of 20k tokens"

@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 
-from bench.figures import figure, machine_speed, print_table, save
+from bench.figures import figure, print_table, save, scratch_root
 from bench.find import longest_stall
 from bench.tui_figures import the_app
 from engine.events import ItemCompleted, TurnCompleted, TurnStarted
@@ -161,12 +160,7 @@ async def timed_search(app: CodexDeckApp, word: str) -> tuple[float, list[Search
 
 
 def main() -> None:
-    speed = machine_speed()
-    print(f"machine-speed probe: {speed:.0f} ms", flush=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
-        (root / "home").mkdir()
-        (root / "ws").mkdir()
+    with scratch_root() as root:
         store = root / "store.sqlite3"
         began = time.perf_counter()
         size = write_store(store)

@@ -22,7 +22,6 @@ import datetime
 import re
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from functools import partial
@@ -33,7 +32,7 @@ import anyio
 from textual import events
 
 from bench.codex_tui import Pty, codex_argv, npm_codex
-from bench.figures import figure, machine_speed, print_table, save, until
+from bench.figures import figure, print_table, save, scratch_root, until
 from bench.scale import painted
 from bench.tui_figures import the_app
 from engine import protocol as wire
@@ -165,15 +164,10 @@ async def made(root: Path) -> None:
 
 
 def main() -> None:
-    speed = machine_speed()
-    print(f"machine-speed probe: {speed:.0f} ms", flush=True)
     figures: dict[str, dict[str, Any]] = {}
     name = f"{THREADS:,} threads"
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
+    with scratch_root() as root:
         home, workspace = root / "home", root / "ws"
-        home.mkdir()
-        workspace.mkdir()
         anyio.run(made, root)
         copy_threads(home, THREADS - 1)
         for index in home.glob("state_*.sqlite*"):
