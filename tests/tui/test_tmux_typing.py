@@ -169,3 +169,31 @@ def test_a_question_answered_at_full_speed_takes_every_key(
     terminal.wait_for("answered — Colour: Green; Size: Small")
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def test_a_message_box_narrowed_shows_every_word_it_holds(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    local_settings(isolated_settings, model_url, tmp_path)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("codex online")
+    sentence = (
+        "please wait, I am still writing this note — and a burst: yes approve all now anyway "
+        "1234567890"
+    )
+    terminal.type("-l", sentence)
+    terminal.wait_until(lambda: flat(message_box(terminal.screen())) == flat(sentence), "it")
+    pasted = tmp_path / "pasted.txt"
+    pasted.write_text("first pasted line\nsecond pasted line")
+    terminal.tmux("load-buffer", "-b", "pasted", str(pasted))
+    terminal.tmux("paste-buffer", "-p", "-b", "pasted", "-t", terminal.name)
+    whole = sentence + "first pasted line" + "second pasted line"
+    terminal.wait_until(lambda: flat(message_box(terminal.screen())) == flat(whole), "the paste")
+
+    terminal.tmux("resize-window", "-t", terminal.name, "-x", "80", "-y", "24")
+    terminal.wait_until(lambda: len(terminal.screen().splitlines()[0]) <= 80, "the narrowing")
+    terminal.wait_until(
+        lambda: flat(message_box(terminal.screen())) == flat(whole),
+        "every word in the narrowed box",
+    )
+    quit_app(terminal)

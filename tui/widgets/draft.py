@@ -53,6 +53,12 @@ class DraftBox(TextArea):
         )
         self.held: Mode | None = None
 
+    def on_resize(self) -> None:
+        # Textual wraps the text again for the new width but repaints only when that changes
+        # how many rows it takes: rewrapped into as many rows, the box kept showing the rows
+        # of the old width, cut at the new edge (words past it not shown).
+        self.refresh()
+
     def render_line(self, y: int) -> Strip:
         if self.content_size.width <= 0:
             # Textual wraps the placeholder to the box's width, and at none it raises
