@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from textual import events
 from textual.strip import Strip
 from textual.widgets import TextArea
 
@@ -52,12 +53,16 @@ class DraftBox(TextArea):
             placeholder=PLACEHOLDER,
         )
         self.held: Mode | None = None
+        self._width: int | None = None
+        """The width the box was last laid out at (None before its first layout)."""
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         # Textual wraps the text again for the new width but repaints only when that changes
         # how many rows it takes: rewrapped into as many rows, the box kept showing the rows
         # of the old width, cut at the new edge (words past it not shown).
-        self.refresh()
+        if self._width is not None and event.size.width != self._width:
+            self.refresh()
+        self._width = event.size.width
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width <= 0:
