@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from bench.figures import figure, print_table, save
+from bench.figures import figure, print_table, save, scratch_root
 from engine.protocol import TurnCompleted, parse_notification
 from engine.transport.appserver import spawn_app_server
 from engine.transport.binary import find_codex
@@ -115,8 +114,7 @@ def import_time(module: str) -> float:
 
 def main() -> None:
     figures: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        root = Path(scratch)
+    with scratch_root() as root:
         stream = root / "stream.jsonl"
         write_stream(stream, NOTIFICATIONS)
         rows: dict[str, list[float]] = {"ours (raw)": [], "ours (typed)": [], "sdk (typed)": []}
@@ -128,8 +126,6 @@ def main() -> None:
             figures[f"rpc throughput, {name}"] = figure(values, "notifications/s")
 
         binary = find_codex(None).path
-        (root / "home").mkdir()
-        (root / "ws").mkdir()
         spawns = [
             anyio.run(spawn_latency, binary, root / "home", root / "ws") for _ in range(SPAWN_RUNS)
         ]

@@ -126,7 +126,7 @@ async def record(root: Path) -> dict[str, Any]:
             lines = []
             async for incoming in received:
                 if isinstance(incoming, Notification):
-                    message = {"method": incoming.method, "params": incoming.params}
+                    message = {"method": incoming.method, "params": incoming.value()}
                     lines.append(json.dumps(message))
                     if incoming.method == "turn/completed":
                         break

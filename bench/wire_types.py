@@ -3,8 +3,9 @@
 The models were pydantic's until the commit `PYDANTIC_AT`; that commit's `engine/protocol` is
 taken out of git into a scratch package and measured beside today's (msgspec) in one run:
 import time in a fresh interpreter, and notifications read (typed) per second from the same
-params (a turn as codex sends it: mostly agent-message deltas, an item started and completed
-every hundred, with a command and a file change among them).
+JSON text of their params (the pydantic models read it as Python values, decoded first; today's
+read the text straight into the models): a turn as codex sends it, mostly agent-message deltas,
+an item started and completed every hundred, with a command and a file change among them.
 
 Run: `.venv/bin/python -m bench.wire_types` (needs the git history). Prints a table and merges
 into bench/results.json.
@@ -19,7 +20,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+import msgspec
 
 from bench.figures import figure, machine_speed, print_table, save
 
@@ -102,11 +105,19 @@ def stream() -> list[tuple[str, dict[str, Any]]]:
     return notes
 
 
-def read_per_second(parse: Callable[[str, Any], Any], notes: list[tuple[str, Any]]) -> float:
+def read_per_second(parse: Callable[[str, bytes], Any], notes: list[tuple[str, bytes]]) -> float:
     started = time.perf_counter()
     for method, params in notes:
         parse(method, params)
     return len(notes) / (time.perf_counter() - started)
+
+
+def reader(module: str) -> Callable[[str, bytes], Any]:
+    """The module's `parse_notification`, given the JSON text of the params."""
+    parse = importlib.import_module(module).parse_notification
+    if module == "engine.protocol":
+        return cast(Callable[[str, bytes], Any], parse)
+    return lambda method, text: parse(method, msgspec.json.decode(text))
 
 
 def import_ms(module: str, path: Path) -> float:
@@ -123,7 +134,7 @@ def import_ms(module: str, path: Path) -> float:
 def main() -> None:
     print(f"machine-speed probe: {machine_speed():.0f} ms")
     figures: dict[str, dict[str, Any]] = {}
-    notes = stream()
+    notes = [(method, msgspec.json.encode(params)) for method, params in stream()]
     with tempfile.TemporaryDirectory() as scratch:
         old = pydantic_protocol(Path(scratch))
         sys.path.insert(0, scratch)
@@ -131,8 +142,7 @@ def main() -> None:
         for library, module in libraries.items():
             imports = [import_ms(module, Path(scratch)) for _ in range(IMPORT_RUNS)]
             figures[f"wire types ({library}): import"] = figure(imports, "ms")
-            parse = importlib.import_module(module).parse_notification
-            rates = [read_per_second(parse, notes) for _ in range(RUNS)]
+            rates = [read_per_second(reader(module), notes) for _ in range(RUNS)]
             figures[f"wire types ({library}): notifications read"] = figure(rates, "per s")
     print_table(figures)
 

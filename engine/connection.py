@@ -32,7 +32,7 @@ from engine.transport.binary import find_codex
 from engine.transport.fanout import Subscription
 from engine.transport.launch import Launch, launch_for
 from engine.transport.process import Spawned
-from engine.transport.rpc import Incoming, Notification
+from engine.transport.rpc import Incoming
 
 SHUTDOWN_SECONDS = 3.0
 RESTART_FIRST_DELAY = 0.5
@@ -157,11 +157,9 @@ class Connection:
                 break
             with emitter.batch():
                 for incoming in batch:
-                    fast = isinstance(incoming, Notification) and router.fast_delta(
-                        incoming.method, incoming.params
-                    )
-                    if not fast:
-                        router.handle(typed(incoming))
+                    message = typed(incoming)
+                    if not router.fast_delta(message):
+                        router.handle(message)
         link = self._core.link
         if not link.closing and server is link.reached:
             self._gone(server.rpc.closed_reason or "the app-server went away")

@@ -45,10 +45,10 @@ DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.CommandOutputDelta: "command_output",
     wire.PlanDelta: "plan",
 }
-FAST_DELTAS: dict[str, DeltaKind] = {
-    wire.AgentMessageDelta.method: "agent_message",
-    wire.CommandOutputDelta.method: "command_output",
-    wire.PlanDelta.method: "plan",
+FAST_DELTAS: dict[type, DeltaKind] = {
+    wire.AgentMessageDelta: "agent_message",
+    wire.CommandOutputDelta: "command_output",
+    wire.PlanDelta: "plan",
 }
 
 
@@ -227,27 +227,19 @@ class Router:
             index,
         )
 
-    def fast_delta(self, method: str, params: Any) -> bool:
-        """Handle a plain delta without building a protocol model (most of a turn's traffic).
-
-        Returns False when it is not one, or not well-formed: then `handle` reads it.
-        """
-        kind = FAST_DELTAS.get(method)
-        if kind is None or not isinstance(params, dict):
+    def fast_delta(self, notification: Received) -> bool:
+        """Handle a plain delta of a conversation shown now, the shortest way (most of a
+        turn's traffic). Returns False when it is not one: then `handle` takes it."""
+        kind = FAST_DELTAS.get(type(notification))
+        if kind is None:
             return False
-        thread_id, turn_id = params.get("threadId"), params.get("turnId")
-        item_id, text = params.get("itemId"), params.get("delta")
-        if not (
-            isinstance(thread_id, str)
-            and isinstance(turn_id, str)
-            and isinstance(item_id, str)
-            and isinstance(text, str)
-        ):
-            return False
-        conversation = self._conversations.current(thread_id)
+        assert isinstance(notification, wire.ItemDelta)
+        conversation = self._conversations.current(notification.thread_id)
         if conversation is None:
             return False
-        self._emit_delta(conversation, turn_id, item_id, kind, text, 0)
+        self._emit_delta(
+            conversation, notification.turn_id, notification.item_id, kind, notification.delta, 0
+        )
         return True
 
     def _emit_delta(

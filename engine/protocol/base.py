@@ -16,6 +16,8 @@ from msgspec import ValidationError
 __all__ = ["ServerNotification", "ValidationError", "WireModel", "describe_invalid", "reads_as"]
 
 _READERS: dict[type, Callable[[Any], Any]] = {}
+_DECODERS: dict[type, msgspec.json.Decoder[Any]] = {}
+"""Each model's reader of JSON text, made when it is first used."""
 """How a field of a type msgspec cannot read by itself is read (see `reads_as`)."""
 
 
@@ -63,6 +65,20 @@ class WireModel(msgspec.Struct, metaclass=_Frozen, rename="camel", kw_only=True)
             ValidationError: the value does not fit (`describe_invalid` says how).
         """
         return msgspec.convert(raw, cls, dec_hook=_read_field)
+
+    @classmethod
+    def read_json(cls, text: bytes | msgspec.Raw) -> Self:
+        """The model of a JSON text, read straight from its bytes (no dicts on the way).
+
+        Raises:
+            ValidationError: the value does not fit.
+            msgspec.DecodeError: the text is not JSON.
+        """
+        decoder = _DECODERS.get(cls)
+        if decoder is None:
+            decoder = _DECODERS[cls] = msgspec.json.Decoder(cls, dec_hook=_read_field)
+        model: Self = decoder.decode(text)
+        return model
 
     def replace(self, **changes: Any) -> Self:
         """A copy with `changes` (by field name)."""

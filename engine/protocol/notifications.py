@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from engine.protocol.base import ServerNotification, ValidationError, WireModel, describe_invalid
 from engine.protocol.items import FileChange, ThreadItem
 from engine.protocol.thread import Thread, ThreadStatus, TokenUsage, Turn, TurnError
@@ -392,12 +394,16 @@ NOTIFICATION_TYPES: dict[str, type[ServerNotification]] = {
 }
 
 
-def parse_notification(method: str, params: Any) -> ServerNotification:
-    """Read one notification; never raises."""
+def parse_notification(method: str, params: bytes | msgspec.Raw) -> ServerNotification:
+    """Read one notification from the JSON text of its params; never raises."""
     model = NOTIFICATION_TYPES.get(method)
-    if model is None:
-        return UnknownNotification(name=method, params=params)
     try:
-        return model.read(params)
+        if model is not None:
+            return model.read_json(params)
+        return UnknownNotification(name=method, params=msgspec.json.decode(params))
     except ValidationError as error:
-        return UnknownNotification(name=method, params=params, problem=describe_invalid(error))
+        loose = msgspec.json.decode(params)
+        return UnknownNotification(name=method, params=loose, problem=describe_invalid(error))
+    except msgspec.DecodeError as error:
+        text = bytes(params)[:200].decode("utf-8", "replace")
+        return UnknownNotification(name=method, params=text, problem=f"not JSON: {error}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -35,8 +36,13 @@ from engine.protocol import (
 from engine.protocol.notifications import NOTIFICATION_TYPES
 
 
+def read(method: str, params: Any) -> ServerNotification:
+    """A notification read from its params, as they come on the wire (JSON text)."""
+    return parse_notification(method, msgspec.json.encode(params))
+
+
 def test_known_notification_is_typed_and_extra_fields_are_ignored() -> None:
-    note = parse_notification(
+    note = read(
         "item/agentMessage/delta",
         {"threadId": "t", "turnId": "u", "itemId": "m", "delta": "Hi", "brandNew": 1},
     )
@@ -44,7 +50,7 @@ def test_known_notification_is_typed_and_extra_fields_are_ignored() -> None:
 
 
 def test_item_completed_carries_a_typed_item() -> None:
-    note = parse_notification(
+    note = read(
         "item/completed",
         {
             "threadId": "t",
@@ -78,11 +84,11 @@ def test_known_item_with_wrong_field_types_becomes_unknown_with_the_problem() ->
 
 
 def test_unknown_method_and_ill_typed_params_become_unknown_notifications() -> None:
-    unknown = parse_notification("remoteControl/status/changed", {"status": "disabled"})
+    unknown = read("remoteControl/status/changed", {"status": "disabled"})
     assert unknown == UnknownNotification(
         name="remoteControl/status/changed", params={"status": "disabled"}
     )
-    broken = parse_notification("turn/completed", {"threadId": 5})
+    broken = read("turn/completed", {"threadId": 5})
     assert isinstance(broken, UnknownNotification)
     assert broken.problem is not None
     assert "threadId" in broken.problem
@@ -97,7 +103,7 @@ json_values = st.recursive(
 
 @given(method=st.sampled_from([*NOTIFICATION_TYPES, "no/such"]), params=json_values)
 def test_any_json_as_params_never_raises(method: str, params: Any) -> None:
-    assert isinstance(parse_notification(method, params), ServerNotification)
+    assert isinstance(read(method, params), ServerNotification)
 
 
 @given(raw=st.dictionaries(st.sampled_from(["type", "id", "text", "changes"]), json_values))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
@@ -89,10 +91,8 @@ def test_an_mcp_servers_start_is_said_before_its_threads_start_is_known() -> Non
     router = Router(
         emitter, Conversations(), Interactions(), lambda _: None, journal, lambda _: None
     )
-    said = parse_notification(
-        "mcpServer/startupStatus/updated",
-        {"name": "broken", "status": "failed", "error": "No such file", "threadId": "not-yet"},
-    )
+    params = {"name": "broken", "status": "failed", "error": "No such file", "threadId": "not-yet"}
+    said = parse_notification("mcpServer/startupStatus/updated", msgspec.json.encode(params))
 
     router.handle(said)
 

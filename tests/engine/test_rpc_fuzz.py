@@ -59,7 +59,7 @@ def test_valid_messages_survive_garbage_and_any_split(
     with tally.counting("input", "rpc framing: garbage between messages, any split, line limits"):
         received = anyio.run(feed, stream, cuts, 1 << 20)
     notifications = [item for item in received if isinstance(item, Notification)]
-    valid = [n.params["n"] for n in notifications if n.method == "valid"]
+    valid = [n.value()["n"] for n in notifications if n.method == "valid"]
     assert valid == expected_valid(stream)
     assert all(isinstance(item, Notification | ServerRequest | BadLine) for item in received)
 
@@ -73,6 +73,8 @@ def test_a_small_line_limit_never_stops_the_reader(
 ) -> None:
     with tally.counting("input", "rpc framing: garbage between messages, any split, line limits"):
         received = anyio.run(feed, stream, cuts, 40)
-    valid = [i.params["n"] for i in received if isinstance(i, Notification) and i.method == "valid"]
+    valid = [
+        i.value()["n"] for i in received if isinstance(i, Notification) and i.method == "valid"
+    ]
     short_enough = [line for line in stream if len(line) <= 40]
     assert valid == expected_valid(short_enough)

@@ -96,7 +96,7 @@ def test_any_notification_is_read_known_or_unknown(
         "input", "protocol: notifications and items shaped like the real ones, known and unknown"
     ):
         method, params = message
-        notification = parse_notification(method, params)
+        notification = parse_notification(method, msgspec.json.encode(params))
         if isinstance(notification, UnknownNotification):
             assert notification.name == method
         else:
