@@ -83,8 +83,9 @@ class ConversationList(OptionList):
         self._rebuild()
 
     def show(self, conversation_id: str) -> None:
+        """Mark the conversation in view (the labels do not change: the highlight marks it)."""
         self.current = conversation_id
-        self._rebuild()
+        self._highlight_current()
 
     def listed(self) -> list[str]:
         """The conversations in the order they are listed."""
@@ -118,6 +119,9 @@ class ConversationList(OptionList):
             self.clear_options()
             self.add_options(options)
         self._shown = rows
+        self._highlight_current()
+
+    def _highlight_current(self) -> None:
         if self.current is not None:
             try:
                 self.highlighted = self.get_option_index(self.current)
@@ -135,7 +139,7 @@ class ConversationList(OptionList):
     def _label(self, info: ConversationInfo) -> Text:
         label = Text()
         label.append(f"{STATE_MARKS.get(info.state, ' ')} ", style="bold")
-        label.append(inert(info.title[:20]), style="bold" if info.id == self.current else "")
+        label.append(inert(info.title[:20]))
         if info.pending_interactions:
             label.append(f" [{info.pending_interactions}]", style="bold reverse")
         detail = info.state.replace("_", " ")
