@@ -9,14 +9,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import shutil
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import get_args
 
 import anyio
 
 from engine.scripted_model.server import Ids, ScriptedModel, run_scripted_model
+
+PLACE_TRIES = 5
+PLACE_RETRY_SECONDS = 0.5
 
 
 async def serve(port: int, requests: Path | None, ids: Ids) -> None:
@@ -28,11 +33,23 @@ async def serve(port: int, requests: Path | None, ids: Ids) -> None:
             await log_requests(model, requests)
 
 
-async def serve_for_parent(fd: int) -> None:
+async def serve_for_parent(fd: int, place: Path | None) -> None:
     """Serve on the listening socket `fd` (the demo's, made by codex-deck) until the standard
-    input closes: codex-deck closed the demo, or is gone."""
+    input closes: codex-deck closed the demo, or is gone; then remove the demo's `place`
+    (codex-deck killed cannot)."""
     async with run_scripted_model(bound=socket.socket(fileno=fd)):
         await anyio.wrap_file(sys.stdin.buffer).read()
+    if place is not None:
+        await anyio.to_thread.run_sync(remove, place)
+
+
+def remove(place: Path) -> None:
+    """Remove the directory; codex, whose home is in it, may still be ending: tried again."""
+    for _ in range(PLACE_TRIES):
+        shutil.rmtree(place, ignore_errors=True)
+        if not place.exists():
+            return
+        time.sleep(PLACE_RETRY_SECONDS)
 
 
 async def log_requests(model: ScriptedModel, path: Path) -> None:
@@ -61,10 +78,15 @@ def main() -> None:
         type=int,
         help="serve on this listening socket (inherited) until the standard input closes",
     )
+    parser.add_argument(
+        "--place",
+        type=Path,
+        help="with --listen-fd: remove this directory once the standard input closes",
+    )
     arguments = parser.parse_args()
     with contextlib.suppress(KeyboardInterrupt):
         if arguments.listen_fd is not None:
-            anyio.run(serve_for_parent, arguments.listen_fd)
+            anyio.run(serve_for_parent, arguments.listen_fd, arguments.place)
         else:
             anyio.run(serve, arguments.port, arguments.requests, arguments.ids)
 

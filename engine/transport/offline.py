@@ -36,7 +36,7 @@ class DemoPlace:
     the scripted model, serving on a socket that listens already (so codex can be started
     with its address while the model starts). The model runs in a process of its own (its
     imports and its streaming take nothing of the app's time); it ends with the place, or
-    as soon as the process that made the place is gone."""
+    as soon as the process that made the place is gone, and removes the place as it ends."""
 
     scratch: tempfile.TemporaryDirectory[str]
     listener: socket.socket
@@ -46,12 +46,17 @@ class DemoPlace:
     @classmethod
     def make(cls) -> DemoPlace:
         """Raises: OSError: the place or its model could not be made."""
-        scratch = tempfile.TemporaryDirectory(prefix="codex-deck-demo-")
+        # The model removes the place as it ends (the app killed cannot): cleaning up after
+        # it finds nothing left.
+        scratch = tempfile.TemporaryDirectory(prefix="codex-deck-demo-", ignore_cleanup_errors=True)
         listener = socket.create_server(("127.0.0.1", 0))
         fd = listener.fileno()
         try:
             model = subprocess.Popen(
-                [sys.executable, "-m", "engine.scripted_model", "--listen-fd", str(fd)],
+                [
+                    *(sys.executable, "-m", "engine.scripted_model"),
+                    *("--listen-fd", str(fd), "--place", scratch.name),
+                ],
                 pass_fds=(fd,),
                 stdin=subprocess.PIPE,  # closed as the place is: the model ends
                 stdout=subprocess.DEVNULL,

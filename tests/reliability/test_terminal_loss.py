@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,23 @@ def test_the_demo_and_the_replay_end_on_a_signal(
         app.wait_for(ready)
         app.process.send_signal(signal.SIGTERM if how == "SIGTERM" else signal.SIGHUP)
         assert app.process.wait(timeout=20) == 0
+
+
+def test_the_demo_s_place_goes_when_the_app_is_killed(
+    isolated_settings: Path, tmp_path: Path
+) -> None:
+    """Killed, the demo cannot remove its throw-away place (codex's home, the workspace); its
+    model, which sees the app gone, does."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"CODEX_DECK_CONFIG": str(isolated_settings), "TMPDIR": str(scratch)}
+    with running(["--demo"], env) as app:
+        app.wait_for("offline demo")
+        [place] = scratch.glob("codex-deck-demo-*")
+        assert (place / "workspace").is_dir()
+        app.process.kill()
+        app.process.wait()
+        deadline = time.monotonic() + 20
+        while place.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not place.exists(), f"left behind: {sorted(p.name for p in place.iterdir())}"
