@@ -45,11 +45,6 @@ DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.CommandOutputDelta: "command_output",
     wire.PlanDelta: "plan",
 }
-FAST_DELTAS: dict[type, DeltaKind] = {
-    wire.AgentMessageDelta: "agent_message",
-    wire.CommandOutputDelta: "command_output",
-    wire.PlanDelta: "plan",
-}
 
 
 def repeats_review(conversation: Conversation, item: wire.KnownItem | wire.UnknownItem) -> bool:
@@ -228,18 +223,14 @@ class Router:
         )
 
     def fast_delta(self, notification: Received) -> bool:
-        """Handle a plain delta of a conversation shown now, the shortest way (most of a
-        turn's traffic). Returns False when it is not one: then `handle` takes it."""
-        kind = FAST_DELTAS.get(type(notification))
-        if kind is None:
+        """Handle a delta of a conversation shown now the shortest way (most of a turn's
+        traffic). Returns False when it is not one: then `handle` takes it."""
+        if not isinstance(notification, wire.ItemDelta):
             return False
-        assert isinstance(notification, wire.ItemDelta)
         conversation = self._conversations.current(notification.thread_id)
         if conversation is None:
             return False
-        self._emit_delta(
-            conversation, notification.turn_id, notification.item_id, kind, notification.delta, 0
-        )
+        self._delta(conversation, notification)
         return True
 
     def _emit_delta(
