@@ -4,9 +4,11 @@ declines the approval, runs nothing, and the store says so."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 import signal
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -83,7 +85,7 @@ def test_the_demo_s_place_goes_when_the_app_is_killed(
     isolated_settings: Path, tmp_path: Path
 ) -> None:
     """Killed, the demo cannot remove its throw-away place (codex's home, the workspace); its
-    model, which sees the app gone, does."""
+    model, which sees the app gone, does before it ends."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {"CODEX_DECK_CONFIG": str(isolated_settings), "TMPDIR": str(scratch)}
@@ -91,9 +93,23 @@ def test_the_demo_s_place_goes_when_the_app_is_killed(
         app.wait_for("offline demo")
         [place] = scratch.glob("codex-deck-demo-*")
         assert (place / "workspace").is_dir()
-        app.process.kill()
-        app.process.wait()
-        deadline = time.monotonic() + 20
-        while place.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+        model = os.pidfd_open(serving(app.process.pid))
+        try:
+            app.process.kill()
+            app.process.wait()
+            ended, _, _ = select.select([model], [], [], 20)
+        finally:
+            os.close(model)
+        assert ended, "the model ends once the app is gone"
         assert not place.exists(), f"left behind: {sorted(p.name for p in place.iterdir())}"
+
+
+def serving(app: int) -> int:
+    """The process id of the demo's model, started by the app `app`."""
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+            if parent == app and b"engine.scripted_model" in arguments:
+                return int(entry.name)
+    raise AssertionError("the demo's model is not running")
