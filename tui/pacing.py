@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 
 from textual import events
 from textual.app import App
 from textual.screen import UPDATE_PERIOD, Screen
 from textual.timer import Timer
 from textual.widget import Widget
+from textual.worker import WorkType
 
 FRAME_SHARE = 1 / 3
 """The most of the time frames take while the screen changes without pause: after a frame
@@ -124,9 +125,10 @@ class PacedScreen(Screen[None]):
         self._next_frame_at = started + (self.painted_at - started) / FRAME_SHARE
 
 
-def after_painted(widget: Widget, work: Callable[[], Awaitable[None]]) -> None:
+def after_painted(widget: Widget, work: Callable[[], Coroutine[None, None, None]]) -> None:
     """Once the widget's screen has painted its next frame, run `work` in a worker of the
-    widget's (after the next refresh, on a screen that is not paced)."""
+    widget's (after the next refresh, on a screen that is not paced). The worker calls it
+    as it starts: a widget removed first leaves no coroutine behind, never awaited."""
     screen = widget.screen
     if not isinstance(screen, PacedScreen):
         widget.call_after_refresh(work)
@@ -135,7 +137,8 @@ def after_painted(widget: Widget, work: Callable[[], Awaitable[None]]) -> None:
 
     def when_painted() -> None:
         if screen.painted > painted:
-            widget.run_worker(work(), group="after-painted")
+            job: WorkType[None] = work
+            widget.run_worker(job, group="after-painted")
         else:
             widget.set_timer(UPDATE_PERIOD, when_painted)
 
