@@ -26,10 +26,18 @@ from engine.conversations.files import FileSearch
 from engine.conversations.goals import Goals
 from engine.conversations.history import (
     HISTORY_TURNS,
-    Prefetched,
     history_events,
     last_turns,
     traced_turns,
+    turn_events,
+)
+from engine.conversations.history_pages import (
+    EARLIER_ITEMS,
+    FIRST_ITEMS,
+    HistoryPages,
+    Part,
+    Prefetched,
+    pages_of,
 )
 from engine.conversations.interactions import Answer, Interactions
 from engine.conversations.journal import Journal
@@ -46,7 +54,7 @@ from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import SubmitMode, Turns
 from engine.conversations.user_turns import UserTurns
-from engine.errors import ConnectionClosed
+from engine.errors import ConnectionClosed, RpcError
 from engine.events import (
     ConversationInfo,
     EngineEvent,
@@ -113,6 +121,8 @@ class Engine:
         )
         self._prefetched = Prefetched()
         """The history of conversations brought back at start, asked of codex early."""
+        self._pages: dict[str, HistoryPages] = {}
+        """How far back each conversation's history was read (by `history`, `earlier`)."""
         self._restorer = Restorer(
             settings,
             self._conversations,
@@ -410,10 +420,16 @@ class Engine:
         return (await self._link.server.thread_read(params)).thread
 
     async def history(self, conversation_id: str, turns: int = HISTORY_TURNS) -> list[EngineEvent]:
-        """The conversation's last `turns` turns as codex keeps them, as completed items and
-        turns: for showing a conversation brought back from the store or opened from codex.
-        Paged from codex, so a long thread opens fast."""
+        """The conversation's latest items as codex keeps them (a few hundred, of its last
+        `turns` turns at most), as completed items and turns: for showing a conversation
+        brought back from the store or opened from codex. Read back from the latest, so a
+        long thread opens fast; `earlier` goes on from there.
+
+        A codex that cannot list a thread's items gives its last `turns` turns whole (a
+        notice first when it keeps earlier ones), and so does codex-deck's trace while
+        codex cannot be asked."""
         conversation = self._conversations.get(conversation_id)
+        self._pages.pop(conversation.id, None)
         if conversation.thread_id is None:
             return []
         thread_id = conversation.thread_id
@@ -421,9 +437,43 @@ class Engine:
         if self._link.status != "online":  # codex cannot be asked: as the trace kept them
             listed, more = traced_turns(trace.turn_ids(), trace.turn, turns)
             return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
-        fetched = await self._prefetched.take(conversation.id, thread_id, turns)
-        listed, more = fetched or await last_turns(self._link.server, thread_id, turns)
-        return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
+        pages = await self._prefetched.take(conversation.id, thread_id) or pages_of(
+            self._link, self._emitter, conversation.id, thread_id
+        )
+        try:
+            parts = await pages.back(FIRST_ITEMS, turns)
+        except RpcError:  # it cannot list a thread's items
+            listed, more = await last_turns(self._link.server, thread_id, turns)
+            return history_events(conversation.id, listed, more, self._emitter.stamp, trace.turn)
+        except ConnectionClosed:
+            return []
+        self._pages[conversation.id] = pages
+        return self._part_events(conversation.id, parts)
+
+    async def earlier(self, conversation_id: str) -> list[EngineEvent]:
+        """The items before those `history` and `earlier` gave (a few hundred more, whole
+        turns where they fit), in the same shape; none when codex keeps no earlier ones.
+
+        Raises:
+            RpcError, ConnectionClosed: codex could not list them (asking again goes on).
+        """
+        pages = self._pages.get(conversation_id)
+        if pages is None or not pages.more:
+            return []
+        return self._part_events(conversation_id, await pages.back(EARLIER_ITEMS))
+
+    def keeps_earlier(self, conversation_id: str) -> bool:
+        """Codex keeps items of the conversation before those shown, that `earlier` gives."""
+        pages = self._pages.get(conversation_id)
+        return pages is not None and pages.more
+
+    def _part_events(self, conversation_id: str, parts: list[Part]) -> list[EngineEvent]:
+        stamp = self._emitter.stamp
+        return [
+            event
+            for part in parts
+            for event in turn_events(conversation_id, part.turn, part.items, part.ends, stamp)
+        ]
 
     def session_info(self, conversation_id: str) -> SessionInfo:
         """Ids, generation, thread, model, provider, cwd, sandbox, approvals, tokens."""

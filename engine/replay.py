@@ -233,6 +233,12 @@ class ReplayBackend:
         """A replay shows its recording from the start, so there is nothing earlier."""
         return []
 
+    async def earlier(self, conversation_id: str) -> list[EngineEvent]:
+        return []
+
+    def keeps_earlier(self, conversation_id: str) -> bool:
+        return False
+
     def session_info(self, conversation_id: str) -> SessionInfo:
         info = self._info(conversation_id)
         return SessionInfo(

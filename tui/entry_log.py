@@ -118,6 +118,17 @@ class EntryLog:
                 plan.event = event
                 self.changed.append(plan)
 
+    def put_before(self, events: list[EngineEvent]) -> int:
+        """Take earlier events (a conversation's history, read further back) in front of the
+        entries; how many entries they added."""
+        earlier = EntryLog()
+        for event in events:
+            earlier.apply(event)
+        new = [entry for entry in earlier.entries if entry.key not in self.by_key]
+        self.entries[:0] = new
+        self.by_key.update((entry.key, entry) for entry in new)
+        return len(new)
+
     def _add(self, entry: Entry) -> None:
         if entry.key not in self.by_key:
             self.by_key[entry.key] = entry

@@ -7,10 +7,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-
-import anyio
-from anyio.abc import TaskGroup
 
 from engine import protocol as wire
 from engine.conversations.item_keys import Item, keyed_items
@@ -84,56 +80,6 @@ def traced_turns(
     return turns[-limit:], len(turns) > limit
 
 
-@dataclass
-class _Page:
-    thread_id: str
-    done: anyio.Event = field(default_factory=anyio.Event)
-    turns: tuple[list[Turn], bool] = ([], False)
-    error: Exception | None = None
-
-
-class Prefetched:
-    """The last turns of threads asked of codex ahead of time (while other threads are still
-    being resumed at start), each handed over once, to the first who asks for them."""
-
-    def __init__(self) -> None:
-        self._pages: dict[str, _Page] = {}
-
-    def start(
-        self, tasks: TaskGroup, server: AppServer, conversation_id: str, thread_id: str
-    ) -> None:
-        """Ask for the thread's last HISTORY_TURNS turns now."""
-        page = self._pages[conversation_id] = _Page(thread_id)
-
-        async def fetch() -> None:
-            try:
-                page.turns = await last_turns(server, thread_id, HISTORY_TURNS)
-            except Exception as error:  # handed to whoever asks, as if they had asked
-                page.error = error
-            finally:
-                page.done.set()
-
-        tasks.start_soon(fetch)
-
-    async def fetched(self) -> None:
-        """Wait until every page asked for has come (or failed)."""
-        for page in list(self._pages.values()):
-            await page.done.wait()
-
-    async def take(
-        self, conversation_id: str, thread_id: str, limit: int
-    ) -> tuple[list[Turn], bool] | None:
-        """The turns fetched ahead for this thread and limit, once; None if there are none."""
-        page = self._pages.get(conversation_id)
-        if page is None or (page.thread_id, limit) != (thread_id, HISTORY_TURNS):
-            return None
-        del self._pages[conversation_id]
-        await page.done.wait()
-        if page.error is not None:
-            raise page.error
-        return page.turns
-
-
 def history_events(
     conversation_id: str,
     turns: list[Turn],
@@ -153,18 +99,26 @@ def history_events(
             )
         )
     for turn in turns:
-        running = turn.status == RUNNING
-        for item in turn_items(turn, traced(turn.id) if traced is not None else []):
-            events.append(
-                ItemCompleted(
-                    **timed(stamp(conversation_id), turn.started_at),
-                    turn_id=turn.id,
-                    item=item,
-                    status="completed" if running else turn.status,
-                )
-            )
-        if running:
-            continue  # it runs on (in a shared codex): its end comes as it ends
+        items = turn_items(turn, traced(turn.id) if traced is not None else [])
+        events += turn_events(conversation_id, turn, items, True, stamp)
+    return events
+
+
+def turn_events(
+    conversation_id: str, turn: Turn, items: list[Item], ends: bool, stamp: Callable[[str], Stamp]
+) -> list[EngineEvent]:
+    """A turn's `items` as completed items, then, if `ends`, the turn's end."""
+    running = turn.status == RUNNING
+    events: list[EngineEvent] = [
+        ItemCompleted(
+            **timed(stamp(conversation_id), turn.started_at),
+            turn_id=turn.id,
+            item=item,
+            status="completed" if running else turn.status,
+        )
+        for item in items
+    ]
+    if ends and not running:  # one that runs on (in a shared codex) ends as it ends
         events.append(
             TurnCompleted(
                 **timed(stamp(conversation_id), turn.completed_at or turn.started_at),
@@ -188,10 +142,7 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
     for event in traced:
         if isinstance(event, ItemDelta) and event.kind == "agent_message":
             streamed.setdefault(event.item_id, []).append(event.text)
-    whole = not any(isinstance(e, TraceGap) for e in traced) and any(
-        isinstance(e, TurnCompleted) and e.turn_id == turn.id for e in traced
-    )
-    if not whole:
+    if not whole_in_trace(turn.id, traced):
         items = keyed_items(turn.id, turn.items)
         if turn.status == RUNNING:
             return items  # it streams on: what it says comes live
@@ -213,6 +164,13 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
             )
         items.append(item)
     return items
+
+
+def whole_in_trace(turn_id: str, traced: list[EngineEvent]) -> bool:
+    """Whether codex-deck's trace of a turn (`traced`) saw it whole: its end, nothing dropped."""
+    return not any(isinstance(e, TraceGap) for e in traced) and any(
+        isinstance(e, TurnCompleted) and e.turn_id == turn_id for e in traced
+    )
 
 
 def cut_off(item_id: str, parts: list[str]) -> wire.AgentMessageItem:

@@ -19,7 +19,8 @@ from anyio.abc import TaskGroup
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
-from engine.conversations.history import Prefetched, last_turns
+from engine.conversations.history import last_turns
+from engine.conversations.history_pages import Prefetched, pages_of
 from engine.conversations.journal import Journal
 from engine.conversations.link import Link
 from engine.conversations.recovery import (
@@ -100,7 +101,7 @@ class Restorer:
         act on a thread wait. Codex takes long to resume a long thread, and the
         conversations can be shown meanwhile.
 
-        With `prefetch`, each thread's last turns are asked for at once, beside the resuming.
+        With `prefetch`, each thread's latest items are asked for at once, beside the resuming.
         """
         store = self._journal.store
         assert store is not None
@@ -116,7 +117,8 @@ class Restorer:
         if prefetch is not None and not unreached:
             for stored in loaded.conversations:
                 if not stored.archived and stored.thread_id is not None:
-                    prefetch.start(tasks, self._link.server, stored.id, stored.thread_id)
+                    pages = pages_of(self._link, self._emitter, stored.id, stored.thread_id)
+                    prefetch.start(tasks, stored.id, pages)
         waiting: dict[str, list[StoredSubmission]] = {}
         for stored_submission in loaded.submissions:
             waiting.setdefault(stored_submission.conversation_id, []).append(stored_submission)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Literal
 
 from engine.protocol.base import WireModel
+from engine.protocol.items import ThreadItem
 from engine.protocol.thread import Thread, Turn
 
 ApprovalPolicy = Literal["untrusted", "on-request", "never"]
@@ -137,6 +138,33 @@ class ThreadTurnsListParams(WireModel, kw_only=True):
 class ThreadTurnsListResult(WireModel, kw_only=True):
     schema_name = "ThreadTurnsListResponse"
     data: list[Turn] = []
+    next_cursor: str | None = None
+
+
+class ThreadItemsListParams(WireModel, kw_only=True):
+    """A page of a thread's items (across its turns unless `turn_id`): codex gives at most
+    100 a page."""
+
+    method: ClassVar[str] = "thread/items/list"
+    schema_name = "ThreadItemsListParams"
+    thread_id: str
+    limit: int | None = None
+    cursor: str | None = None
+    sort_direction: Literal["asc", "desc"] | None = None
+    turn_id: str | None = None
+
+
+class ThreadItemEntry(WireModel, kw_only=True):
+    """An item of a thread and the turn it belongs to."""
+
+    schema_name = "ThreadItemEntry"
+    turn_id: str
+    item: ThreadItem
+
+
+class ThreadItemsListResult(WireModel, kw_only=True):
+    schema_name = "ThreadItemsListResponse"
+    data: list[ThreadItemEntry] = []
     next_cursor: str | None = None
 
 

@@ -117,6 +117,7 @@ NOT_HELD = (
     "fuzzyFileSearch",
     "model/list",
     "thread/list",
+    "thread/items/list",
     "thread/read",
     "thread/resume",
     "thread/start",

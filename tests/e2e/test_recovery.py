@@ -356,16 +356,14 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
 
     async with deck(scripted_model, codex_home, workspace, store_path) as (engine, log, _):
         [info] = engine.conversations()
-        history = await engine.history(info.id, turns=2)
-        first, *rest = history
-        assert isinstance(first, Notice)
-        assert first.text == "Earlier turns are kept by codex; the last 2 are shown."
+        rest = await engine.history(info.id, turns=2)
         said = [
             e.item.text
             for e in rest
             if isinstance(e, ItemCompleted) and isinstance(e.item, UserMessageItem)
         ]
         assert said == ["count for me", "run a command"]
+        assert engine.keeps_earlier(info.id)
         commands = [
             e.item
             for e in rest
@@ -377,6 +375,14 @@ async def test_a_reopened_conversation_shows_its_last_turns_from_codex(
             "completed",
         ]
         assert asked(scripted_model, "show markdown") == 1
+        # Going further back reads the turn before, whole, and then there is nothing older.
+        before = await engine.earlier(info.id)
+        first = next(e.item for e in before if isinstance(e, ItemCompleted))
+        assert isinstance(first, UserMessageItem)
+        assert first.text == "show markdown"
+        assert [e.status for e in before if isinstance(e, TurnCompleted)] == ["completed"]
+        assert not engine.keeps_earlier(info.id)
+        assert await engine.earlier(info.id) == []
 
         earlier = engine.full_trace(info.id)
         assert len([e for e in earlier if isinstance(e, TurnCompleted)]) == 3

@@ -35,6 +35,7 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadForkParams,
     protocol.ThreadReadParams,
     protocol.ThreadTurnsListParams,
+    protocol.ThreadItemsListParams,
     protocol.ThreadListParams,
     protocol.ModelListParams,
     protocol.ApiKeyLoginParams,

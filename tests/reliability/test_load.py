@@ -5,11 +5,13 @@ message is answered exactly once, and it all ends before a watchdog's deadline."
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
 import pytest
 
+from engine.conversations.history_pages import FIRST_ITEMS
 from engine.events import EngineEvent, ItemCompleted, TraceGap, TurnCompleted
 from engine.protocol import AgentMessageItem
 from engine.records.store import Store
@@ -130,6 +132,19 @@ async def test_a_turn_of_ten_thousand_items_keeps_a_bounded_trace_and_store(
             [gap] = [event for event in trace if isinstance(event, TraceGap)]
             assert gap.dropped > ITEMS
             assert trace[-1] == done
+            # Read back from codex, the turn comes in parts, newest first, the newest with the
+            # turn's end: every answer once, in order.
+            shown = await engine.history(conversation.id)
+            assert FIRST_ITEMS <= len(shown) - 1 <= 2 * FIRST_ITEMS
+            assert shown[-1] == replace(done, seq=shown[-1].seq, at=shown[-1].at)
+            while engine.keeps_earlier(conversation.id):
+                earlier = await engine.earlier(conversation.id)
+                assert earlier
+                assert not any(isinstance(e, TurnCompleted) for e in earlier)
+                shown = earlier + shown
+            assert await engine.earlier(conversation.id) == []
+            read_back = [e.item.id for e in shown if isinstance(e, ItemCompleted)]
+            assert read_back == [e.item.id for e in log.of(ItemCompleted)]
     finally:
         store.close()
     with sqlite3.connect(store_path) as kept:

@@ -307,6 +307,7 @@ class MainScreen(PickingScreen):
             notices = [e for e in said if isinstance(e, Notice)]
             events = sorted([*events, *notices], key=lambda event: event.at)
         await transcript.apply(events)
+        transcript.reads_earlier_from(self.backend)
 
     async def show_conversation(self, conversation_id: str) -> None:
         async with self.changing():  # painted once, all of it shown

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+import anyio
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
@@ -23,9 +24,9 @@ from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
 
-from engine.events import (
-    EngineEvent,
-)
+from engine.errors import CodexDeckError
+from engine.events import EngineEvent
+from engine.frontend import Backend
 from engine.protocol import CollabAgentToolCallItem
 from tui.entries import (
     AgentEntry,
@@ -124,6 +125,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self.new_below = False
         """Something came while the view was above the end (after a jump, or scrolled up)."""
         self._released = False
+        self._history: Backend | None = None
+        """Where the entries before the first read from come from (codex keeps them)."""
+        self._applying = anyio.Lock()
+        """Held while events are taken in and drawn: earlier entries wait to be put before
+        (the entries' places are counted meanwhile)."""
 
     @dataclass
     class Below(Message):
@@ -138,6 +144,40 @@ class Transcript(VerticalScroll, can_focus=False):
             self.mount(Static(self._welcome, classes="welcome", markup=False))
         self.anchor()
         self.watch(self, "scroll_y", self._scrolled, init=False)
+
+    def reads_earlier_from(self, history: Backend) -> None:
+        """Entries older than those there are read from `history` as the view goes back
+        past the first (codex keeps a conversation's history; a few hundred items at a
+        time are read)."""
+        self._history = history
+        self._show_earlier_line()
+
+    @property
+    def keeps_earlier(self) -> bool:
+        """Entries older than the first are kept by codex, not read yet."""
+        return self._history is not None and self._history.keeps_earlier(self.conversation_id)
+
+    async def _read_earlier(self, wanted: int) -> None:
+        """When fewer than `wanted` entries are above the first drawn and codex keeps older
+        ones: read them (a few hundred) and put them before the others."""
+        if self._first_shown >= wanted or self._history is None or not self.keeps_earlier:
+            return
+        try:
+            events = await self._history.earlier(self.conversation_id)
+        except CodexDeckError as error:
+            self.notify(f"Could not read the earlier items from codex: {error}", severity="error")
+            return
+        async with self._applying:
+            self._put_before(events)
+
+    def _put_before(self, events: list[EngineEvent]) -> None:
+        added = self._log.put_before(events)
+        self._first_shown += added
+        self._found = {index + added for index in self._found}
+        if self._found_current is not None:
+            self._found_current += added
+        if self._unshown_from is not None:
+            self._unshown_from += added
 
     def follow(self) -> None:
         """Go to the end and stay there as things come (as when the user scrolls back down)."""
@@ -154,7 +194,7 @@ class Transcript(VerticalScroll, can_focus=False):
             return
         self.release_anchor()
         near_the_top = self.scroll_y < BACK_SCREENS * self.scrollable_content_region.height
-        if self._first_shown and near_the_top:
+        if near_the_top and (self._first_shown or self.keeps_earlier):
             screen = self.screen
             # No frame with them drawn and the view not kept.
             unpainted = screen.changing() if isinstance(screen, PacedScreen) else nullcontext()
@@ -166,6 +206,9 @@ class Transcript(VerticalScroll, can_focus=False):
         """Widgets for a few screens of entries above the first drawn, the view kept: the
         lines they add above it are worked out as the next layout will (before the frame
         that shows them) and the view scrolled down as many."""
+        await self._read_earlier(BACK_STEP)
+        if not self._first_shown:
+            return
         first = self._entries[self._first_shown].widget
         if first is None:
             return
@@ -248,6 +291,10 @@ class Transcript(VerticalScroll, can_focus=False):
 
     async def apply(self, events: list[EngineEvent]) -> None:
         """Show a batch of events."""
+        async with self._applying:
+            await self._apply(events)
+
+    async def _apply(self, events: list[EngineEvent]) -> None:
         shown_before = len(self._entries)
         for event in joined_deltas(events):
             self._log.apply(event)
@@ -359,9 +406,13 @@ class Transcript(VerticalScroll, can_focus=False):
 
     def _show_earlier_line(self) -> None:
         hidden = self._first_shown
-        self._earlier.set_class(bool(hidden), "-shown")
+        kept = self.keeps_earlier
+        self._earlier.set_class(bool(hidden) or kept, "-shown")
         if hidden:
-            self._earlier.update(f"▲ {hidden} earlier item(s) — ctrl+home shows more")
+            more = " (and older ones kept by codex)" if kept else ""
+            self._earlier.update(f"▲ {hidden} earlier item(s){more} — ctrl+home shows more")
+        elif kept:
+            self._earlier.update("▲ earlier items kept by codex — ctrl+home shows them")
 
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
@@ -397,7 +448,9 @@ class Transcript(VerticalScroll, can_focus=False):
         return widgets
 
     async def action_show_earlier(self) -> None:
-        """Give widgets to up to EARLIER_STEP more of the older entries."""
+        """Give widgets to up to EARLIER_STEP more of the older entries (read from codex
+        when it keeps them and fewer are left)."""
+        await self._read_earlier(EARLIER_STEP)
         if not self._first_shown:
             return
         self.release_anchor()
