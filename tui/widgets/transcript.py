@@ -118,6 +118,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._flush_due = 0.0
         self._frame = FRAME_SECONDS
         self._earlier = Static("", classes="earlier", markup=False)
+        self._earlier_text = ""
         self._found: set[int] = set()
         self._found_current: int | None = None
         self._unshown_from: int | None = None
@@ -405,14 +406,20 @@ class Transcript(VerticalScroll, can_focus=False):
             widget.show_resolution()
 
     def _show_earlier_line(self) -> None:
+        """Say what is above the first entry drawn (redrawn only when that changes: this
+        runs for every batch of events, streamed text included)."""
         hidden = self._first_shown
         kept = self.keeps_earlier
-        self._earlier.set_class(bool(hidden) or kept, "-shown")
         if hidden:
             more = " (and older ones kept by codex)" if kept else ""
-            self._earlier.update(f"▲ {hidden} earlier item(s){more} — ctrl+home shows more")
-        elif kept:
-            self._earlier.update("▲ earlier items kept by codex — ctrl+home shows them")
+            text = f"▲ {hidden} earlier item(s){more} — ctrl+home shows more"
+        else:
+            text = "▲ earlier items kept by codex — ctrl+home shows them" if kept else ""
+        if text != self._earlier_text:
+            self._earlier_text = text
+            self._earlier.set_class(bool(text), "-shown")
+            if text:
+                self._earlier.update(text)
 
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
