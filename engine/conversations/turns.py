@@ -219,6 +219,10 @@ class Turns:
                     f"The running turn could not be steered ({error.message}); "
                     "your message was queued to run next instead.",
                 )
+                if not self._steerable(conversation):
+                    # The turn ended while the steer was on its way, after its end looked
+                    # for a queued message: this one starts now, not at the next turn's end.
+                    self.start_next(conversation)
             return outcome
         conversation.steered.append(submission)
         return self._accepted(conversation, submission, "steered", "Sent to the running turn.")
