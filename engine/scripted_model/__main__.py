@@ -22,6 +22,9 @@ from engine.scripted_model.server import Ids, ScriptedModel, run_scripted_model
 
 PLACE_TRIES = 5
 PLACE_RETRY_SECONDS = 0.5
+USERS_SECONDS = 15.0
+"""How long the place's removal waits for the codex whose home it holds to end."""
+USERS_POLL_SECONDS = 0.1
 
 
 async def serve(port: int, requests: Path | None, ids: Ids) -> None:
@@ -44,12 +47,29 @@ async def serve_for_parent(fd: int, place: Path | None) -> None:
 
 
 def remove(place: Path) -> None:
-    """Remove the directory; codex, whose home is in it, may still be ending: tried again."""
+    """Remove the directory once the codex whose home is in it has ended (it may still be
+    writing there as it ends: a loaded machine was seen to take seconds), tried again."""
+    deadline = time.monotonic() + USERS_SECONDS
+    while users(place) and time.monotonic() < deadline:
+        time.sleep(USERS_POLL_SECONDS)
     for _ in range(PLACE_TRIES):
         shutil.rmtree(place, ignore_errors=True)
         if not place.exists():
             return
         time.sleep(PLACE_RETRY_SECONDS)
+
+
+def users(place: Path) -> list[int]:
+    """The processes whose CODEX_HOME is in `place` (none found where there is no /proc)."""
+    home = f"CODEX_HOME={place}".encode()
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                environment = (entry / "environ").read_bytes().split(b"\0")
+                if entry.name.isdigit() and any(v.startswith(home) for v in environment):
+                    found.append(int(entry.name))
+    return found
 
 
 async def log_requests(model: ScriptedModel, path: Path) -> None:

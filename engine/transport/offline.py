@@ -15,9 +15,9 @@ from engine.settings import ProviderSettings, Settings
 OFFLINE_PROVIDER = "codex-deck-offline"
 OFFLINE_MODEL = "codex-deck-scripted"
 OFFLINE_NOISE = (f"Model metadata for `{OFFLINE_MODEL}` not found",)
+"""Warnings codex gives about the scripted model itself, which tell the user nothing."""
 MODEL_EXIT_SECONDS = 2.0
 """How long the demo's model may take to end once its place closes."""
-"""Warnings codex gives about the scripted model itself, which tell the user nothing."""
 
 
 class ModelServer(Protocol):

@@ -9,13 +9,19 @@ import os
 import select
 import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from engine.scripted_model.__main__ import PLACE_RETRY_SECONDS, PLACE_TRIES, remove
 from tests.conftest import local_settings
 from tests.reliability.report import Ledger, asked_in, lost_and_reruns
 from tests.reliability.terminal import running
+
+LATE_SECONDS = PLACE_TRIES * PLACE_RETRY_SECONDS + 1
+"""Longer than the removal was tried again before it waited for codex."""
 
 
 @pytest.mark.parametrize(
@@ -102,6 +108,27 @@ def test_the_demo_s_place_goes_when_the_app_is_killed(
             os.close(model)
         assert ended, "the model ends once the app is gone"
         assert not place.exists(), f"left behind: {sorted(p.name for p in place.iterdir())}"
+
+
+def test_the_demo_s_place_waits_for_a_codex_slow_to_end(tmp_path: Path) -> None:
+    """A codex still ending when the app is gone (a loaded machine) writes in its home after
+    the place was first removed: the removal waits for it, and nothing is left."""
+    place = tmp_path / "codex-deck-demo-x"
+    home = place / "codex-home"
+    home.mkdir(parents=True)
+    late = (
+        f"import pathlib, time; time.sleep({LATE_SECONDS}); "
+        f"pathlib.Path({str(home)!r}, 'log').mkdir(parents=True)"
+    )
+    ending = subprocess.Popen(
+        [sys.executable, "-c", late], env={**os.environ, "CODEX_HOME": str(home)}
+    )
+    try:
+        remove(place)
+        assert ending.wait(timeout=1) == 0, "removed only once codex had ended"
+    finally:
+        ending.kill()
+    assert not place.exists(), f"left behind: {sorted(p.name for p in place.iterdir())}"
 
 
 def serving(app: int) -> int:
