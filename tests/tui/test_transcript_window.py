@@ -17,7 +17,7 @@ from tui.entry_log import joined_deltas
 from tui.pacing import PacedScreen
 from tui.widgets.message import AgentMessage
 from tui.widgets.trace_pane import TracePane
-from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, Transcript
+from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, MOST_WIDGETS, Transcript
 
 pytestmark = pytest.mark.anyio
 
@@ -189,3 +189,82 @@ async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(deck: 
         assert 0 < first.held_lines < 200, "what came into view is drawn again"
         assert first.size.height == height, "in the room it took"
         assert first.render_line(0).text.strip(), "its first line shows again"
+
+
+def drawn(shown: Transcript) -> list[int]:
+    """The entries that have widgets."""
+    return [index for index, entry in enumerate(shown.entries) if entry.widget is not None]
+
+
+def said(seq: int) -> Notice:
+    return Notice(seq=seq, at=5e9 + seq, conversation_id=LONG, level="info", text=f"note {seq}")
+
+
+async def test_widgets_stay_bounded_going_back_and_down_again_and_ctrl_end_draws_the_latest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events = [*conversation_of(800, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    tops: list[int] = []
+    """The first entry in view in each frame painted while paging down."""
+    paint = PacedScreen._paint
+
+    def noting(screen: PacedScreen) -> None:
+        paint(screen)
+        if screen is app.main and tops:
+            tops.append(in_view(long)[0])
+
+    monkeypatch.setattr(PacedScreen, "_paint", noting)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+        await until(pilot, lambda: len(long.entries) == 1200 and long.settled, "it is drawn")
+        later = long.query_one(".later")
+
+        while long.entries[0].widget is None:
+            await pilot.press("ctrl+home")
+            await until(pilot, lambda: len(drawn(long)) <= MOST_WIDGETS, "the newest let go")
+        assert drawn(long) == list(range(MOST_WIDGETS)), "the first ones, without a gap"
+        assert long.cut_below
+        assert not long.following
+        assert str(later.render()) == (
+            f"▼ {1200 - MOST_WIDGETS} later item(s) — PageDown goes on, ctrl+end to the latest"
+        )
+
+        await long.apply([said(10**6)])  # something new comes while the user reads far back
+        await pilot.pause()
+        assert long.entries[-1].widget is None, "what comes is not drawn far below"
+        assert f"▼ {1201 - MOST_WIDGETS} later item(s)" in str(later.render())
+
+        pages = 0
+        long.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        tops[:] = [in_view(long)[0]]
+        while not long.following:
+            shown = in_view(long)
+            await pilot.press("pagedown")
+            await pilot.pause()
+            now = in_view(long)
+            assert now[0] > shown[0], f"page {pages}: the view went down"
+            assert now[0] <= shown[-1] + 1, f"page {pages}: no entry skipped ({now} {shown})"
+            assert len(drawn(long)) <= MOST_WIDGETS, "going down lets go of the first"
+            pages += 1
+            assert pages < 1000
+        assert tops == sorted(tops), "no frame showed a view it then left"
+        tops.clear()
+        assert long.entries[-1].widget is not None, "down to the last"
+        assert not later.has_class("-shown")
+        await long.apply([said(10**6 + 1)])
+        await pilot.pause()
+        assert long.entries[-1].widget is not None, "at the end, what comes is drawn"
+
+        for _ in range(4):
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+        assert long.cut_below
+        await pilot.press("ctrl+end")
+        await until(
+            pilot, lambda: long.entries[-1].widget is not None and long.following, "the latest"
+        )
+        assert len(drawn(long)) <= FIRST_WINDOW
+        assert not later.has_class("-shown")

@@ -1,12 +1,15 @@
 """One conversation's transcript: entries for everything that happened, widgets for the latest.
 
-Engine events update entries (data). Only a window of the latest entries has widgets; older
-ones are dropped from the screen as the conversation grows and come back a few screens at a
-time as PageUp reaches them, or 150 at once with ctrl+home (or the "earlier items" line). A
-transcript out of view has none: brought back, it draws a screenful of its latest first and the
-rest of its first window after that frame. New widgets are mounted once per batch, and streamed
-text is handed to its widget at most once per frame: 30 frames a second, 10 while the program
-is behind. The view follows the stream only while it is at the bottom.
+Engine events update entries (data). Only a window of the entries has widgets, a few hundred
+at most: the latest while the view follows them; older ones are dropped from the screen as the
+conversation grows and come back a few screens at a time as PageUp reaches them, or 150 at once
+with ctrl+home (or the "earlier items" line). Going back, the window's newest widgets are
+dropped in turn, and going down again (PageDown, or scrolled to the last one drawn) draws them
+again; ctrl+end draws the latest. A transcript out of view has none: brought back, it draws a
+screenful of its latest first and the rest of its first window after that frame. New widgets
+are mounted once per batch, and streamed text is handed to its widget at most once per frame:
+30 frames a second, 10 while the program is behind. The view follows the stream only while it
+is at the bottom.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from textual.message import Message
 from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
+from textual.worker import WorkType
 
 from engine.errors import CodexDeckError
 from engine.events import EngineEvent
@@ -78,7 +82,8 @@ BUSY_FRAME_SECONDS = 1 / 10
 LATE_SECONDS = 0.02
 """How much later than due a frame may come before the next one waits the longer time."""
 WINDOW = 300
-"""Entries that have widgets; older ones are kept as data only."""
+"""Entries that have widgets while the view follows the latest; older ones are kept as data
+only."""
 FIRST_WINDOW = 60
 """Entries given widgets when a transcript is first filled (a conversation reopened with its
 history): enough to fill the screen; the older ones come back with ctrl+home."""
@@ -87,6 +92,14 @@ BACK_SCREENS = 2
 """A page up near the first entry drawn draws about this many screens of older ones."""
 BACK_STEP = 40
 """At most this many entries at a time (their widgets take some 2 ms each to make)."""
+FORWARD_SCREENS = 3
+"""Going down past the last drawn, about this many screens of entries are drawn at a time (each
+time the window changes, Textual lays out all of it again: a page down does not, most times)."""
+FORWARD_STEP = BACK_STEP
+MOST_WIDGETS = WINDOW + EARLIER_STEP
+"""Entries that have widgets at most: going back or down past them drops those at the other
+end (Textual lays out and places every child of a scrolled container: each step back would
+take longer the more there are)."""
 
 
 class Transcript(VerticalScroll, can_focus=False):
@@ -99,6 +112,8 @@ class Transcript(VerticalScroll, can_focus=False):
     Transcript > .welcome { color: $text-muted; margin: 1 0 0 0; padding: 0 1; }
     Transcript > .earlier { color: $text-muted; text-align: center; display: none; }
     Transcript > .earlier.-shown { display: block; }
+    Transcript > .later { color: $text-muted; text-align: center; display: none; }
+    Transcript > .later.-shown { display: block; }
     Transcript > .-found { background: $warning 12%; }
     Transcript > .-found-current { background: $warning 30%; }
     """
@@ -113,12 +128,17 @@ class Transcript(VerticalScroll, can_focus=False):
         self._by_key = self._log.by_key
         self._window = WINDOW
         self._first_shown = 0
+        self._end_shown = 0
+        """The entries from `_first_shown` to `_end_shown` (not included) have widgets."""
         self._streaming: set[Streamed] = set()
         self._flush_scheduled = False
         self._flush_due = 0.0
         self._frame = FRAME_SECONDS
         self._earlier = Static("", classes="earlier", markup=False)
         self._earlier_text = ""
+        self._later = Static("", classes="later", markup=False)
+        self._later_text = ""
+        self._forward_scheduled = False
         self._found: set[int] = set()
         self._found_current: int | None = None
         self._unshown_from: int | None = None
@@ -143,6 +163,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self.mount(self._earlier)
         if self._welcome:
             self.mount(Static(self._welcome, classes="welcome", markup=False))
+        self.mount(self._later)
         self.anchor()
         self.watch(self, "scroll_y", self._scrolled, init=False)
 
@@ -174,6 +195,7 @@ class Transcript(VerticalScroll, can_focus=False):
     def _put_before(self, events: list[EngineEvent]) -> None:
         added = self._log.put_before(events)
         self._first_shown += added
+        self._end_shown += added
         self._found = {index + added for index in self._found}
         if self._found_current is not None:
             self._found_current += added
@@ -181,20 +203,30 @@ class Transcript(VerticalScroll, can_focus=False):
             self._unshown_from += added
 
     def follow(self) -> None:
-        """Go to the end and stay there as things come (as when the user scrolls back down)."""
+        """Go to the end and stay there as things come (as when the user scrolls back down);
+        when the latest entries have no widgets (the view went far back), they are drawn."""
         self._released = False
+        if self.cut_below:
+            self.call_later(self._draw_latest)
         self.anchor()
         self._seen_all()
+
+    @property
+    def cut_below(self) -> bool:
+        """Entries after the last drawn have no widgets (the view went far back)."""
+        return self._end_shown < len(self._entries)
 
     async def page(self, pages: int) -> None:
         """Scroll a page up (pages < 0) or down; back at the end, what comes is followed. A
         page up near the first entry drawn draws a few screens of older ones above it first,
         the view where it was: paging up goes through the whole conversation."""
         if pages >= 0:
+            if self.cut_below and self._near_the_bottom():
+                await self._draw_forward()
             self.scroll_page_down(animate=False)
             return
         self.release_anchor()
-        near_the_top = self.scroll_y < BACK_SCREENS * self.scrollable_content_region.height
+        near_the_top = self.scroll_y < BACK_SCREENS * self._view_size.height
         if near_the_top and (self._first_shown or self.keeps_earlier):
             screen = self.screen
             # No frame with them drawn and the view not kept.
@@ -213,23 +245,31 @@ class Transcript(VerticalScroll, can_focus=False):
         first = self._entries[self._first_shown].widget
         if first is None:
             return
-        size = self.scrollable_content_region.size
+        size = self._view_size
         before = self._y_of(first, [first], size)
         widgets = await self._bring_back(self._back_step())
         moved = self._y_of(first, [*widgets, first], size) - before
         self.scroll_to(y=self.scroll_y + moved, animate=False, immediate=True)
 
+    @property
+    def _view_size(self) -> Size:
+        """The size of the view's content as last laid out (asking Textual for the regions
+        of a transcript just changed would lay out all of it at once, again at the frame)."""
+        outer, gutter = self.outer_size, self.gutter
+        return Size(max(outer.width - gutter.width, 0), max(outer.height - gutter.height, 0))
+
     def _y_of(self, widget: Widget, children: list[Widget], size: Size) -> int:
         """Where `widget` stands in this transcript laid out with `children` below the
         "earlier items" line."""
-        laid = self.layout.arrange(self, [self._earlier, *children], size)
+        above = [self._earlier] if self._earlier.has_class("-shown") else []
+        laid = self.layout.arrange(self, [*above, *children], size)
         return next(placement.region.y for placement in laid if placement.widget is widget)
 
     def _back_step(self) -> int:
         """How many entries above the first drawn fill BACK_SCREENS screens (by their
         text's lines), at most BACK_STEP."""
-        width = max(self.scrollable_content_region.width, 20)
-        wanted = self.scrollable_content_region.height * BACK_SCREENS
+        width = max(self._view_size.width, 20)
+        wanted = self._view_size.height * BACK_SCREENS
         return _filling(self._entries[: self._first_shown], width, wanted, BACK_STEP)
 
     def release_anchor(self) -> None:
@@ -239,9 +279,96 @@ class Transcript(VerticalScroll, can_focus=False):
         self._released = True
 
     def _scrolled(self) -> None:
-        if self._released and self.following:
+        if self.cut_below:
+            if self._near_the_bottom(1) and not self._forward_scheduled:
+                self._forward_scheduled = True  # scrolled down to the last drawn: on from there
+                self.call_later(self._draw_forward)
+        elif self._released and self.following:
             self._released = False  # back at the end: Textual follows again
+            self.anchor()
             self._seen_all()
+
+    def _near_the_bottom(self, screens: int = BACK_SCREENS) -> bool:
+        """The view is within `screens` screens of the last entry drawn."""
+        height = self._view_size.height
+        return self.scroll_y >= self.max_scroll_y - screens * height
+
+    async def _draw_forward(self) -> None:
+        """Widgets for a few screens of entries after the last drawn (the view where it was);
+        as many of the first drawn let go when there are too many."""
+        self._forward_scheduled = False
+        async with self._applying:
+            if not self.cut_below:
+                return
+            width = max(self._view_size.width, 20)
+            wanted = self._view_size.height * FORWARD_SCREENS
+            after = self._entries[self._end_shown : self._end_shown + FORWARD_STEP]
+            end = self._end_shown + _filling(after[::-1], width, wanted, FORWARD_STEP)
+            await self._drop_above(end)
+            widgets = [self._widget(entry) for entry in self._entries[self._end_shown : end]]
+            await self.mount_all(widgets, before=self._later)
+            self._end_shown = end
+            self._show_earlier_line()
+            self._show_later_line()
+        if not self.cut_below and self._released and self.following:
+            self._scrolled()
+
+    async def _drop_above(self, end: int) -> None:
+        """Let go of the first drawn as far as the window up to `end` (not drawn yet) would
+        hold more than MOST_WIDGETS, the view kept where it is. Done before the new ones are
+        mounted: where the others stand is known then from the frame last laid out."""
+        first = end - MOST_WIDGETS
+        if first <= self._first_shown:
+            return
+        kept = self._entries[first].widget
+        if kept is None:
+            return
+        drawn = self._entries[self._first_shown : first]
+        gone = [entry.widget for entry in drawn if entry.widget is not None]
+        height = kept.virtual_region.y - gone[0].virtual_region.y if gone else 0
+        earlier = self._earlier.has_class("-shown")
+        for entry in drawn:
+            entry.widget = None
+        self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
+        self._first_shown = first
+        self._show_earlier_line()
+        if self._earlier.has_class("-shown") and not earlier:
+            height -= self._earlier.outer_size.height or 1
+        await self.remove_children(gone)
+        self.scroll_to(y=self.scroll_y - height, animate=False, immediate=True)
+
+    async def _drop_below(self) -> None:
+        """Past MOST_WIDGETS, let go of the last drawn (they are below the view, which has
+        gone back): what comes next is not followed, and is drawn going down again."""
+        async with self._applying:
+            end = self._first_shown + MOST_WIDGETS
+            if end >= self._end_shown:
+                return
+            gone = [e.widget for e in self._entries[end : self._end_shown] if e.widget]
+            for entry in self._entries[end : self._end_shown]:
+                entry.widget = None
+            self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
+            self._end_shown = end
+            self.anchor(False)
+            await self.remove_children(gone)
+            self._show_later_line()
+
+    async def _draw_latest(self) -> None:
+        """Draw the latest entries again, as when the transcript was first shown (the view
+        had gone far back, and the newest had let go of their widgets)."""
+        async with self._applying:
+            if not self.cut_below:
+                return
+            shown = [e.widget for e in self._entries[self._first_shown : self._end_shown]]
+            for entry in self._entries[self._first_shown : self._end_shown]:
+                entry.widget = None
+            self._streaming.difference_update(w for w in shown if isinstance(w, Streamed))
+            self._first_shown = self._end_shown = 0
+            self._window = WINDOW
+            await self.remove_children([widget for widget in shown if widget is not None])
+            self.anchor()
+            await self._show(0)
+            self._schedule_flush()
 
     def _seen_all(self) -> None:
         if self.new_below:
@@ -256,6 +383,8 @@ class Transcript(VerticalScroll, can_focus=False):
     @property
     def following(self) -> bool:
         """The view is at the end, where what comes next shows (or all of it fits)."""
+        if self.cut_below:
+            return False
         return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 0.5
 
     @property
@@ -316,9 +445,28 @@ class Transcript(VerticalScroll, can_focus=False):
         if len(self._entries) > shown_before and self._released and not self.new_below:
             self.new_below = True
             self.post_message(self.Below(self, True))
-        first = max(self._first_shown, len(self._entries) - self._window)
+        new: list[Entry] = []
+        if self._end_shown >= shown_before:  # the window reaches the end: what came is drawn
+            new = await self._draw_new(shown_before)
+        changed, self._log.changed = self._log.changed, []
+        for entry in dict.fromkeys(changed):
+            if entry.widget is not None and entry not in new:
+                await self._refresh(entry)
+        self._show_earlier_line()
+        self._show_later_line()
+
+    async def _draw_new(self, shown_before: int) -> list[Entry]:
+        """Widgets for the entries from `shown_before` on, those before having them: while
+        the view follows, the window moves on (the first drawn let go); while the user reads
+        above, it grows to MOST_WIDGETS, and what comes after waits (drawn going down)."""
+        end = len(self._entries)
+        if self._released and shown_before:
+            first = self._first_shown
+            end = min(end, max(first + MOST_WIDGETS, self._end_shown))
+        else:
+            first = max(self._first_shown, end - self._window)
         if not shown_before:
-            first = max(first, len(self._entries) - self._screenful())
+            first = max(first, end - self._screenful())
             after_painted(self, self._fill_back)
         if first > self._first_shown:
             old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
@@ -327,16 +475,15 @@ class Transcript(VerticalScroll, can_focus=False):
             self._first_shown = first
             if old:
                 await self.remove_children(old)
-        new = [e for e in self._entries[max(shown_before, first) :] if e.widget is None]
+        new = [e for e in self._entries[max(shown_before, first) : end] if e.widget is None]
+        self._end_shown = end
+        if end < len(self._entries):
+            self.anchor(False)
         if new:
-            await self.mount_all([self._widget(entry) for entry in new])
+            await self.mount_all([self._widget(entry) for entry in new], before=self._later)
             if any(isinstance(entry, TurnEntry) for entry in new):
                 after_painted(self, self._let_go_out_of_view)
-        changed, self._log.changed = self._log.changed, []
-        for entry in dict.fromkeys(changed):
-            if entry.widget is not None and entry not in new:
-                await self._refresh(entry)
-        self._show_earlier_line()
+        return new
 
     async def _let_go_out_of_view(self) -> None:
         """After the frame that shows a turn's end: the answers more than a screen away
@@ -345,7 +492,7 @@ class Transcript(VerticalScroll, can_focus=False):
         answer drawn."""
         height = self.scrollable_content_region.height
         near = range(round(self.scroll_y) - height, round(self.scroll_y) + 2 * height)
-        shown = (entry.widget for entry in self._entries[self._first_shown :])
+        shown = (entry.widget for entry in self._entries[self._first_shown : self._end_shown])
         answers = [w for w in shown if isinstance(w, AgentMessage) and w not in self._streaming]
         for answer in answers:
             region = answer.virtual_region
@@ -358,12 +505,13 @@ class Transcript(VerticalScroll, can_focus=False):
         for an answer keeps its widgets (what they hold is being drawn or chosen)."""
         if self.display or self._streaming or self._log.waiting or self._unshown_from is not None:
             return
-        shown = [entry.widget for entry in self._entries[self._first_shown :] if entry.widget]
+        drawn = self._entries[self._first_shown : self._end_shown]
+        shown = [entry.widget for entry in drawn if entry.widget]
         if not shown:
             return
-        for entry in self._entries[self._first_shown :]:
+        for entry in drawn:
             entry.widget = None
-        self._first_shown, self._window, self._unshown_from = 0, WINDOW, 0
+        self._first_shown, self._end_shown, self._window, self._unshown_from = 0, 0, WINDOW, 0
         self._found, self._found_current = set(), None
         await self.remove_children(shown)
         # Textual holds the displayed children and the last few layouts until the next layout,
@@ -421,6 +569,17 @@ class Transcript(VerticalScroll, can_focus=False):
             if text:
                 self._earlier.update(text)
 
+    def _show_later_line(self) -> None:
+        """Say what is below the last entry drawn (the view went far back)."""
+        later = len(self._entries) - self._end_shown
+        text = f"▼ {later} later item(s) — PageDown goes on, ctrl+end to the latest"
+        text = text if later > 0 else ""
+        if text != self._later_text:
+            self._later_text = text
+            self._later.set_class(bool(text), "-shown")
+            if text:
+                self._later.update(text)
+
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
         FIRST_WINDOW: they are drawn first, the rest of the first window after that frame."""
@@ -438,8 +597,10 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _bring_back(self, count: int) -> list[Widget]:
         """Widgets for up to `count` entries above the first drawn, kept in the window."""
         start = max(0, self._first_shown - count)
-        self._window += self._first_shown - start
-        return await self._mount_earlier(start)
+        self._window = min(self._window + self._first_shown - start, MOST_WIDGETS)
+        widgets = await self._mount_earlier(start)
+        after_painted(self, self._drop_below)  # below the view: not in the way of its frame
+        return widgets
 
     async def _mount_earlier(self, start: int) -> list[Widget]:
         """Give widgets to the entries from `start` to the first shown."""
@@ -447,10 +608,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._first_shown = start
         anchor = next((e.widget for e in self._entries[start + len(entries) :] if e.widget), None)
         widgets = [self._widget(entry) for entry in entries]
-        if anchor is not None:
-            await self.mount_all(widgets, before=anchor)
-        else:
-            await self.mount_all(widgets)
+        await self.mount_all(widgets, before=anchor or self._later)
         self._show_earlier_line()
         return widgets
 
@@ -476,14 +634,38 @@ class Transcript(VerticalScroll, can_focus=False):
         """Make sure entry `index` has a widget (bringing back older ones) and return it."""
         if not 0 <= index < len(self._entries):
             return None
+        if index >= self._end_shown or index < self._first_shown - MOST_WIDGETS:
+            await self._draw_at(index)
         while index < self._first_shown:
             await self.action_show_earlier()
         return self._entries[index].widget
 
+    async def _draw_at(self, index: int) -> None:
+        """Draw a window of entries from a little before entry `index` (one far from those
+        drawn: a search's match, a request waiting), the others let go."""
+        async with self._applying:
+            drawn = self._entries[self._first_shown : self._end_shown]
+            shown = [entry.widget for entry in drawn if entry.widget is not None]
+            for entry in drawn:
+                entry.widget = None
+            self._streaming.difference_update(w for w in shown if isinstance(w, Streamed))
+            await self.remove_children(shown)
+            self.release_anchor()
+            self._first_shown = self._end_shown = max(0, index - BACK_STEP)
+            end = min(len(self._entries), self._first_shown + WINDOW)
+            widgets = [self._widget(entry) for entry in self._entries[self._first_shown : end]]
+            await self.mount_all(widgets, before=self._later)
+            self._end_shown = end
+            self._window = WINDOW
+            if self.cut_below:
+                self.anchor(False)
+            self._show_earlier_line()
+            self._show_later_line()
+
     def mark_found(self, entries: set[int], current: int | None) -> None:
         """Tint the entries with a match, the current one more; an empty set clears it."""
         self._found, self._found_current = entries, current
-        for index in range(self._first_shown, len(self._entries)):
+        for index in range(self._first_shown, self._end_shown):
             self._mark_found(index)
 
     def _mark_found(self, index: int) -> None:
@@ -493,8 +675,13 @@ class Transcript(VerticalScroll, can_focus=False):
             widget.set_class(index == self._found_current, "-found-current")
 
     def on_click(self) -> None:
+        work: WorkType[None] | None = None
         if self._earlier.has_class("-shown") and self._earlier.mouse_hover:
-            self.run_worker(self.action_show_earlier(), exclusive=True)
+            work = self.action_show_earlier
+        elif self._later.has_class("-shown") and self._later.mouse_hover:
+            work = self._draw_forward
+        if work is not None:
+            self.run_worker(work, exclusive=True)
 
     def _schedule_flush(self) -> None:
         if self._streaming and not self._flush_scheduled and self.display:
