@@ -148,9 +148,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self._released = False
         self._history: Backend | None = None
         """Where the entries before the first read from come from (codex keeps them)."""
-        self._applying = anyio.Lock()
+        self._applying = anyio.Lock(fast_acquire=True)
         """Held while events are taken in and drawn: earlier entries wait to be put before
-        (the entries' places are counted meanwhile)."""
+        (the entries' places are counted meanwhile). Taken without a wait when free: a
+        checkpoint at every batch of every conversation delayed the keys typed meanwhile
+        (8 answers streaming at once: echo p99 14 to 21 ms without, 79 to 143 ms with)."""
 
     @dataclass
     class Below(Message):
@@ -306,6 +308,7 @@ class Transcript(VerticalScroll, can_focus=False):
             end = self._end_shown + _filling(after[::-1], width, wanted, FORWARD_STEP)
             await self._drop_above(end)
             widgets = [self._widget(entry) for entry in self._entries[self._end_shown : end]]
+            self._tint(self._end_shown, end)
             await self.mount_all(widgets, before=self._later)
             self._end_shown = end
             self._show_earlier_line()
@@ -397,10 +400,13 @@ class Transcript(VerticalScroll, can_focus=False):
     def entries(self) -> list[Entry]:
         return list(self._entries)
 
-    def cell(self, key: str) -> Widget | None:
-        """The widget showing an item, if it is in the window."""
+    async def reveal_key(self, key: str) -> Widget | None:
+        """The widget showing an item (drawn, with those around it, if it had none); None if
+        the transcript has no such item."""
         entry = self._by_key.get(key)
-        return entry.widget if entry is not None else None
+        if entry is None:
+            return None
+        return entry.widget or await self.reveal(self._entries.index(entry))
 
     @property
     def waiting(self) -> list[ApprovalEntry]:
@@ -608,6 +614,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._first_shown = start
         anchor = next((e.widget for e in self._entries[start + len(entries) :] if e.widget), None)
         widgets = [self._widget(entry) for entry in entries]
+        self._tint(start, self._first_shown + len(entries))
         await self.mount_all(widgets, before=anchor or self._later)
         self._show_earlier_line()
         return widgets
@@ -654,6 +661,7 @@ class Transcript(VerticalScroll, can_focus=False):
             self._first_shown = self._end_shown = max(0, index - BACK_STEP)
             end = min(len(self._entries), self._first_shown + WINDOW)
             widgets = [self._widget(entry) for entry in self._entries[self._first_shown : end]]
+            self._tint(self._first_shown, end)
             await self.mount_all(widgets, before=self._later)
             self._end_shown = end
             self._window = WINDOW
@@ -667,6 +675,12 @@ class Transcript(VerticalScroll, can_focus=False):
         self._found, self._found_current = entries, current
         for index in range(self._first_shown, self._end_shown):
             self._mark_found(index)
+
+    def _tint(self, start: int, end: int) -> None:
+        """Tint the new widgets of entries `start` to `end` that hold a match."""
+        if self._found:
+            for index in range(start, end):
+                self._mark_found(index)
 
     def _mark_found(self, index: int) -> None:
         widget = self._entries[index].widget
