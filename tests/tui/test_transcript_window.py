@@ -268,3 +268,22 @@ async def test_widgets_stay_bounded_going_back_and_down_again_and_ctrl_end_draws
         )
         assert len(drawn(long)) <= FIRST_WINDOW
         assert not later.has_class("-shown")
+
+
+async def test_a_jump_from_the_trace_draws_an_item_the_view_went_far_from() -> None:
+    events = [*conversation_of(800, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+        await until(pilot, lambda: len(long.entries) == 1200 and long.settled, "it is drawn")
+        for _ in range(4):
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+        await until(pilot, lambda: long.cut_below, "the latest let go of their widgets")
+        last = long.entries[-2]
+        assert last.widget is None
+
+        app.main.post_message(TracePane.Jump(last.key))  # as a row chosen in the trace
+        await until(pilot, lambda: last.widget is not None, "the item is drawn")
+        await until(pilot, lambda: len(long.entries) - 2 in in_view(long), "and in view")

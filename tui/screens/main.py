@@ -400,8 +400,8 @@ class MainScreen(PickingScreen):
         self.set_focus(self.view.composer)
 
     @on(TracePane.Jump)
-    def _jump(self, event: TracePane.Jump) -> None:
-        self.view.jump(event.item_id)
+    async def _jump(self, event: TracePane.Jump) -> None:
+        await self.view.jump(event.item_id)
 
     @on(TracePane.ShowRaw)
     def _raw(self, event: TracePane.ShowRaw) -> None:

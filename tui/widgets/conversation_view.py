@@ -269,13 +269,16 @@ class ConversationView(Vertical):
         answers = transcript.query(AgentMessage) if transcript is not None else None
         return answers.last().text if answers else None
 
-    def jump(self, item_id: str) -> None:
+    async def jump(self, item_id: str) -> None:
         """Scroll to an item of the conversation shown (from the trace), and stay there."""
         transcript = self.current_transcript()
-        cell = transcript.cell(item_id) if transcript is not None else None
+        cell = await transcript.reveal_key(item_id) if transcript is not None else None
         if transcript is not None and cell is not None:
             transcript.release_anchor()
-            transcript.scroll_to_widget(cell, animate=False, top=True)
+            # After the layout: the cell may have been drawn just now, with those around it.
+            transcript.call_after_refresh(
+                transcript.scroll_to_widget, cell, animate=False, top=True
+            )
             if cell.can_focus:
                 self.screen.set_focus(cell)
 
