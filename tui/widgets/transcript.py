@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass
 
 import anyio
@@ -230,12 +230,15 @@ class Transcript(VerticalScroll, can_focus=False):
         self.release_anchor()
         near_the_top = self.scroll_y < BACK_SCREENS * self._view_size.height
         if near_the_top and (self._first_shown or self.keeps_earlier):
-            screen = self.screen
-            # No frame with them drawn and the view not kept.
-            unpainted = screen.changing() if isinstance(screen, PacedScreen) else nullcontext()
-            async with unpainted:
+            async with self._unpainted():
                 await self._draw_back()
         self.scroll_page_up(animate=False)
+
+    def _unpainted(self) -> AbstractAsyncContextManager[None]:
+        """While the window changes in steps: no frame shows it half changed (widgets drawn
+        or let go, and the view not kept yet)."""
+        screen = self.screen
+        return screen.changing() if isinstance(screen, PacedScreen) else nullcontext()
 
     async def _draw_back(self) -> None:
         """Widgets for a few screens of entries above the first drawn, the view kept: the
@@ -299,7 +302,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """Widgets for a few screens of entries after the last drawn (the view where it was);
         as many of the first drawn let go when there are too many."""
         self._forward_scheduled = False
-        async with self._applying:
+        async with self._applying, self._unpainted():
             if not self.cut_below:
                 return
             width = max(self._view_size.width, 20)
