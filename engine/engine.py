@@ -16,7 +16,7 @@ from anyio.abc import TaskGroup
 from engine import protocol as wire
 from engine.account import Account
 from engine.commands.run import CommandLine, Rooms
-from engine.connection import Attach, Connection, reach
+from engine.connection import Attach, Connection, Reach, reach
 from engine.conversations.choices import Choices
 from engine.conversations.conversation import Conversations
 from engine.conversations.core import Core
@@ -50,6 +50,7 @@ from engine.conversations.restore import Restorer
 from engine.conversations.review import Reviews
 from engine.conversations.rewind import Rewinds
 from engine.conversations.router import Router
+from engine.conversations.sandbox_leftovers import absent_here, remove_left_here
 from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
 from engine.conversations.turns import SubmitMode, Turns
@@ -212,6 +213,23 @@ class Engine:
         """
         cwd = cwd or settings.codex.cwd or Path.cwd()
         reached = await reach(settings, cwd, transport, attach, early)
+        left_behind: list[str] = []
+        try:
+            async with cls._opened(settings, cwd, reached, store, attach is not None) as engine:
+                if reached.launch is not None:  # codex runs here: what it leaves, seen here
+                    cwds = [str(cwd), *(info.cwd for info in engine.conversations())]
+                    left_behind = absent_here(cwds)
+                yield engine
+        finally:
+            # codex has ended: its sandbox's mount targets of a command that was still running
+            # (in the background) were left behind as it was killed.
+            remove_left_here(left_behind)
+
+    @classmethod
+    @asynccontextmanager
+    async def _opened(
+        cls, settings: Settings, cwd: Path, reached: Reach, store: Store | None, shared: bool
+    ) -> AsyncIterator[Engine]:
         async with task_group() as tasks, AsyncExitStack() as connected:
             try:
                 server: AppServer | None = await connected.enter_async_context(reached.first)
@@ -221,7 +239,7 @@ class Engine:
                     raise
                 server, unreached = None, str(error)
             engine = cls(settings, server, tasks, cwd, reached.launch, store)
-            engine._link.shared = attach is not None
+            engine._link.shared = shared
             if server is None:
                 engine._connection.unreached(unreached, reached.again)
             else:

@@ -5,9 +5,17 @@ as empty mount targets and removes them when the command ends, but not when its 
 killed (openai/codex#31599): empty directories stay in the workspace and in /tmp, and git, go
 and codex's own turn diff then take /tmp for a repository. A `!command` codex-deck stopped is
 killed so; the reserved names that were not there before it are removed after it, if they are
-still empty directories. Everything goes through codex (`fs/*`), so it holds where codex runs."""
+still empty directories. That goes through codex (`fs/*`), so it holds where codex runs.
+
+A command the model left running in the background is killed so too when codex ends: when
+codex-deck started codex on this machine, the reserved names not there at its start are removed
+(here, codex is gone then) once codex has ended, if they are empty directories."""
 
 from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable
 
 import anyio
 
@@ -56,4 +64,21 @@ async def remove_left(server: AppServer, paths: list[str]) -> list[str]:
         except ConnectionClosed:
             break
         removed.append(path)
+    return removed
+
+
+def absent_here(roots: Iterable[str]) -> list[str]:
+    """The reserved paths not there now in each of `roots` and in /tmp, on this machine."""
+    names = {f"{root.rstrip('/')}/{name}" for root in {*roots, TEMPORARY_ROOT} for name in RESERVED}
+    return sorted(path for path in names if not os.path.lexists(path))
+
+
+def remove_left_here(paths: Iterable[str]) -> list[str]:
+    """Remove each of `paths` that is an empty directory on this machine now; the removed."""
+    removed = []
+    for path in paths:
+        with contextlib.suppress(OSError):  # gone meanwhile, or not ours to remove
+            if os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path):
+                os.rmdir(path)
+                removed.append(path)
     return removed

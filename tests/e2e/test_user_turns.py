@@ -15,7 +15,9 @@ from engine.conversations.sandbox_leftovers import RESERVED
 from engine.engine import Engine
 from engine.events import ItemCompleted, ItemDelta, Notice, TurnCompleted
 from engine.protocol import CommandExecutionItem, ContextCompactionItem
-from engine.scripted_model import ScriptedModel
+from engine.scripted_model import ScriptedModel, load_script, run_scripted_model
+from engine.scripted_model.scenario import builtin_files
+from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
 
 pytestmark = pytest.mark.anyio
@@ -198,3 +200,38 @@ async def test_init_has_codex_write_agents_md_and_never_over_one_that_is_there(
     assert "already there" in again.message
     assert (workspace / "AGENTS.md").read_text() == written
     assert len(log.of(TurnCompleted, conversation.id)) == 1
+
+
+BACKGROUND = """
+[[scenario]]
+name = "background"
+match = '(?i)\\bin the background\\b'
+
+[[scenario.reply]]
+exec = "echo started; sleep 60"
+
+[[scenario.reply]]
+text = "It runs on in the background."
+"""
+"""A command codex leaves running when its turn ends (its output is not done in time)."""
+
+
+async def test_a_command_running_on_when_codex_ends_leaves_no_mount_targets(
+    tmp_path: Path, codex_home: Path, workspace: Path
+) -> None:
+    in_tmp = absent_in_tmp()
+    scenario = tmp_path / "background.toml"
+    scenario.write_text(BACKGROUND)
+    script = load_script([*builtin_files(), scenario])
+    async with (
+        run_scripted_model(script) as model,
+        open_engine(model, codex_home, workspace) as (engine, log),
+    ):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "a command in the background")
+        done = await log.turn_completed(conversation.id)
+        assert done.status == "completed"
+        assert (workspace / ".git").is_dir(), "the command runs on, in its sandbox"
+    assert left_behind(workspace, in_tmp) == [], (
+        "codex ended, killing the command: its sandbox's mount targets are cleared away"
+    )
