@@ -4,6 +4,7 @@ ones); a conversation out of view keeps its entries up to date and gets widgets 
 from __future__ import annotations
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from bench.tui_figures import conversation_of
@@ -134,25 +135,37 @@ def in_view(shown: Transcript) -> list[int]:
     ]
 
 
-async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    events = [*conversation_of(200, 1), *conversation_of(4, 2)]
-    app = CodexDeckApp(Settings(), replay_backend(events))
+def tops_painted(monkeypatch: pytest.MonkeyPatch, app: CodexDeckApp) -> list[int]:
+    """The first entry in view of the long conversation in each frame the app paints, noted
+    once the list holds one (the test puts the first)."""
     tops: list[int] = []
-    """The first entry in view in each frame painted while paging."""
     paint = PacedScreen._paint
 
     def noting(screen: PacedScreen) -> None:
         paint(screen)
         if screen is app.main and tops:
-            tops.append(in_view(long)[0])
+            tops.append(in_view(app.main.query_one(f"#transcript-{LONG}", Transcript))[0])
 
     monkeypatch.setattr(PacedScreen, "_paint", noting)
+    return tops
+
+
+async def drawn_long(app: CodexDeckApp, pilot: Pilot[None], entries: int) -> Transcript:
+    """The long conversation's transcript, once the app shows it with its `entries` read."""
+    await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+    long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+    await until(pilot, lambda: len(long.entries) == entries and long.settled, "it is drawn")
+    return long
+
+
+async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events = [*conversation_of(200, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    tops = tops_painted(monkeypatch, app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
-        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
-        await until(pilot, lambda: len(long.entries) == 300 and long.settled, "it is drawn")
+        long = await drawn_long(app, pilot, 300)
         await until(pilot, lambda: with_widgets(long) == FIRST_WINDOW, "its first window")
         await pilot.pause()
         pages, tops[:] = 0, [in_view(long)[0]]
@@ -205,20 +218,9 @@ async def test_widgets_stay_bounded_going_back_and_down_again_and_ctrl_end_draws
 ) -> None:
     events = [*conversation_of(800, 1), *conversation_of(4, 2)]
     app = CodexDeckApp(Settings(), replay_backend(events))
-    tops: list[int] = []
-    """The first entry in view in each frame painted while paging down."""
-    paint = PacedScreen._paint
-
-    def noting(screen: PacedScreen) -> None:
-        paint(screen)
-        if screen is app.main and tops:
-            tops.append(in_view(long)[0])
-
-    monkeypatch.setattr(PacedScreen, "_paint", noting)
+    tops = tops_painted(monkeypatch, app)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
-        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
-        await until(pilot, lambda: len(long.entries) == 1200 and long.settled, "it is drawn")
+        long = await drawn_long(app, pilot, 1200)
         later = long.query_one(".later")
 
         while long.entries[0].widget is None:
@@ -274,9 +276,7 @@ async def test_a_jump_from_the_trace_draws_an_item_the_view_went_far_from() -> N
     events = [*conversation_of(800, 1), *conversation_of(4, 2)]
     app = CodexDeckApp(Settings(), replay_backend(events))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
-        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
-        await until(pilot, lambda: len(long.entries) == 1200 and long.settled, "it is drawn")
+        long = await drawn_long(app, pilot, 1200)
         for _ in range(4):
             await pilot.press("ctrl+home")
             await pilot.pause()
