@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
+from engine import protocol as wire
 from engine.engine import Engine
 from engine.events import (
     ConversationUpdated,
@@ -21,6 +23,7 @@ from engine.events import (
 from engine.protocol import TEXT_INPUT_CHARS, AgentMessageItem, UserMessageItem
 from engine.scripted_model import ScriptedModel
 from engine.settings import LimitsSettings, Settings
+from engine.transport.appserver import AppServer
 from tests.e2e.conftest import open_engine
 from tests.e2e.eventlog import EventLog
 from tests.reliability.report import Ledger
@@ -103,6 +106,32 @@ async def test_steer_goes_into_the_running_turn(deck: Deck, scripted_model: Scri
         done.turn_id
     ]
     assert model.responses_requests()[-1].user_text == "change course"
+
+
+async def test_a_steer_refused_as_its_turn_ends_runs_as_the_next_turn_at_once(
+    deck: Deck, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn ends while a steer is on its way, after the turn's end looked for a queued
+    message; codex refuses the steer (no turn to steer), the message is queued instead and
+    must run now: nothing else would start it."""
+    engine, log = deck
+    conversation = await engine.new_conversation()
+    await engine.submit(conversation.id, "take your time")
+    await scripted_model.wait_until_holding()
+    steer = AppServer.turn_steer
+
+    async def after_the_end(server: AppServer, params: wire.TurnSteerParams) -> Any:
+        scripted_model.release()
+        await log.turn_completed(conversation.id)  # the engine has taken the turn's end
+        return await steer(server, params)
+
+    monkeypatch.setattr(AppServer, "turn_steer", after_the_end)
+    outcome = await engine.submit(conversation.id, "change course")
+    assert (outcome.accepted, outcome.how) == (True, "queued")
+    second = await log.turn_completed(conversation.id, count=2)
+    assert second.status == "completed"
+    assert scripted_model.responses_requests()[-1].user_text == "change course"
+    assert engine.conversations()[0].queued == 0
 
 
 async def test_queue_keeps_order_and_refuses_the_sixth(
