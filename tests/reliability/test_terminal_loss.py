@@ -11,16 +11,17 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from engine.scripted_model.__main__ import PLACE_RETRY_SECONDS, PLACE_TRIES, remove
+from engine.scripted_model.__main__ import PLACE_RETRY_SECONDS, PLACE_TRIES, USERS_SECONDS, remove
 from tests.conftest import local_settings
 from tests.reliability.report import Ledger, asked_in, lost_and_reruns
 from tests.reliability.terminal import running
 
-LATE_SECONDS = PLACE_TRIES * PLACE_RETRY_SECONDS + 1
+WAITED_SECONDS = PLACE_TRIES * PLACE_RETRY_SECONDS + 1
 """Longer than the removal was tried again before it waited for codex."""
 
 
@@ -116,16 +117,25 @@ def test_the_demo_s_place_waits_for_a_codex_slow_to_end(tmp_path: Path) -> None:
     place = tmp_path / "codex-deck-demo-x"
     home = place / "codex-home"
     home.mkdir(parents=True)
-    late = (
-        f"import pathlib, time; time.sleep({LATE_SECONDS}); "
+    # It writes its home as it ends, once told to (its standard input closed).
+    ending_late = (
+        "import pathlib, sys; sys.stdin.read(); "
         f"pathlib.Path({str(home)!r}, 'log').mkdir(parents=True)"
     )
     ending = subprocess.Popen(
-        [sys.executable, "-c", late], env={**os.environ, "CODEX_HOME": str(home)}
+        [sys.executable, "-c", ending_late],
+        stdin=subprocess.PIPE,
+        env={**os.environ, "CODEX_HOME": str(home)},
     )
+    removing = threading.Thread(target=remove, args=(place,))
     try:
-        remove(place)
-        assert ending.wait(timeout=1) == 0, "removed only once codex had ended"
+        removing.start()
+        removing.join(timeout=WAITED_SECONDS)  # a removal that does not wait is done by then
+        assert ending.stdin is not None
+        ending.stdin.close()
+        assert ending.wait(timeout=10) == 0
+        removing.join(timeout=USERS_SECONDS)
+        assert not removing.is_alive()
     finally:
         ending.kill()
     assert not place.exists(), f"left behind: {sorted(p.name for p in place.iterdir())}"
