@@ -102,6 +102,23 @@ end (Textual lays out and places every child of a scrolled container: each step 
 take longer the more there are)."""
 
 
+class EdgeLine(Static):
+    """A line above or below the entries drawn that says what is past them; shown while it
+    says something, redrawn only when that changes (it is worked out for every batch of
+    events, streamed text included)."""
+
+    def __init__(self, classes: str) -> None:
+        super().__init__("", classes=classes, markup=False)
+        self._said = ""
+
+    def say(self, text: str) -> None:
+        if text != self._said:
+            self._said = text
+            self.set_class(bool(text), "-shown")
+            if text:
+                self.update(text)
+
+
 class Transcript(VerticalScroll, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
@@ -134,10 +151,8 @@ class Transcript(VerticalScroll, can_focus=False):
         self._flush_scheduled = False
         self._flush_due = 0.0
         self._frame = FRAME_SECONDS
-        self._earlier = Static("", classes="earlier", markup=False)
-        self._earlier_text = ""
-        self._later = Static("", classes="later", markup=False)
-        self._later_text = ""
+        self._earlier = EdgeLine(classes="earlier")
+        self._later = EdgeLine(classes="later")
         self._forward_scheduled = False
         self._found: set[int] = set()
         self._found_current: int | None = None
@@ -329,19 +344,27 @@ class Transcript(VerticalScroll, can_focus=False):
         kept = self._entries[first].widget
         if kept is None:
             return
-        drawn = self._entries[self._first_shown : first]
-        gone = [entry.widget for entry in drawn if entry.widget is not None]
-        height = kept.virtual_region.y - gone[0].virtual_region.y if gone else 0
+        top = next(e.widget for e in self._entries[self._first_shown : first] if e.widget)
+        height = kept.virtual_region.y - top.virtual_region.y
         earlier = self._earlier.has_class("-shown")
-        for entry in drawn:
-            entry.widget = None
-        self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
+        gone = self._let_go(self._first_shown, first)
         self._first_shown = first
         self._show_earlier_line()
         if self._earlier.has_class("-shown") and not earlier:
             height -= self._earlier.outer_size.height or 1
         await self.remove_children(gone)
         self.scroll_to(y=self.scroll_y - height, animate=False, immediate=True)
+
+    def _let_go(self, start: int, end: int) -> list[Widget]:
+        """The entries from `start` to `end` lose their widgets (kept as data): the widgets,
+        for the caller to remove."""
+        gone = []
+        for entry in self._entries[start:end]:
+            if entry.widget is not None:
+                gone.append(entry.widget)
+                entry.widget = None
+        self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
+        return gone
 
     async def _drop_below(self) -> None:
         """Past MOST_WIDGETS, let go of the last drawn (they are below the view, which has
@@ -350,10 +373,7 @@ class Transcript(VerticalScroll, can_focus=False):
             end = self._first_shown + MOST_WIDGETS
             if end >= self._end_shown:
                 return
-            gone = [e.widget for e in self._entries[end : self._end_shown] if e.widget]
-            for entry in self._entries[end : self._end_shown]:
-                entry.widget = None
-            self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
+            gone = self._let_go(end, self._end_shown)
             self._end_shown = end
             self.anchor(False)
             await self.remove_children(gone)
@@ -365,13 +385,10 @@ class Transcript(VerticalScroll, can_focus=False):
         async with self._applying:
             if not self.cut_below:
                 return
-            shown = [e.widget for e in self._entries[self._first_shown : self._end_shown]]
-            for entry in self._entries[self._first_shown : self._end_shown]:
-                entry.widget = None
-            self._streaming.difference_update(w for w in shown if isinstance(w, Streamed))
+            shown = self._let_go(self._first_shown, self._end_shown)
             self._first_shown = self._end_shown = 0
             self._window = WINDOW
-            await self.remove_children([widget for widget in shown if widget is not None])
+            await self.remove_children(shown)
             self.anchor()
             await self._show(0)
             self._schedule_flush()
@@ -478,9 +495,7 @@ class Transcript(VerticalScroll, can_focus=False):
             first = max(first, end - self._screenful())
             after_painted(self, self._fill_back)
         if first > self._first_shown:
-            old = [e.widget for e in self._entries[self._first_shown : first] if e.widget]
-            for entry in self._entries[self._first_shown : first]:
-                entry.widget = None
+            old = self._let_go(self._first_shown, first)
             self._first_shown = first
             if old:
                 await self.remove_children(old)
@@ -514,12 +529,9 @@ class Transcript(VerticalScroll, can_focus=False):
         for an answer keeps its widgets (what they hold is being drawn or chosen)."""
         if self.display or self._streaming or self._log.waiting or self._unshown_from is not None:
             return
-        drawn = self._entries[self._first_shown : self._end_shown]
-        shown = [entry.widget for entry in drawn if entry.widget]
+        shown = self._let_go(self._first_shown, self._end_shown)
         if not shown:
             return
-        for entry in drawn:
-            entry.widget = None
         self._first_shown, self._end_shown, self._window, self._unshown_from = 0, 0, WINDOW, 0
         self._found, self._found_current = set(), None
         await self.remove_children(shown)
@@ -563,8 +575,7 @@ class Transcript(VerticalScroll, can_focus=False):
             widget.show_resolution()
 
     def _show_earlier_line(self) -> None:
-        """Say what is above the first entry drawn (redrawn only when that changes: this
-        runs for every batch of events, streamed text included)."""
+        """Say what is above the first entry drawn."""
         hidden = self._first_shown
         kept = self.keeps_earlier
         if hidden:
@@ -572,22 +583,14 @@ class Transcript(VerticalScroll, can_focus=False):
             text = f"▲ {hidden} earlier item(s){more} — ctrl+home shows more"
         else:
             text = "▲ earlier items kept by codex — ctrl+home shows them" if kept else ""
-        if text != self._earlier_text:
-            self._earlier_text = text
-            self._earlier.set_class(bool(text), "-shown")
-            if text:
-                self._earlier.update(text)
+        self._earlier.say(text)
 
     def _show_later_line(self) -> None:
         """Say what is below the last entry drawn (the view went far back)."""
         later = len(self._entries) - self._end_shown
         text = f"▼ {later} later item(s) — PageDown goes on, ctrl+end to the latest"
         text = text if later > 0 else ""
-        if text != self._later_text:
-            self._later_text = text
-            self._later.set_class(bool(text), "-shown")
-            if text:
-                self._later.update(text)
+        self._later.say(text)
 
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
@@ -654,12 +657,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """Draw a window of entries from a little before entry `index` (one far from those
         drawn: a search's match, a request waiting), the others let go."""
         async with self._applying:
-            drawn = self._entries[self._first_shown : self._end_shown]
-            shown = [entry.widget for entry in drawn if entry.widget is not None]
-            for entry in drawn:
-                entry.widget = None
-            self._streaming.difference_update(w for w in shown if isinstance(w, Streamed))
-            await self.remove_children(shown)
+            await self.remove_children(self._let_go(self._first_shown, self._end_shown))
             self.release_anchor()
             self._first_shown = self._end_shown = max(0, index - BACK_STEP)
             end = min(len(self._entries), self._first_shown + WINDOW)
