@@ -15,6 +15,10 @@
 - `Widget._clear_arrangement_cache`: a container keeps its last few layouts (each holding its
   children) until it is laid out again, which a transcript out of view is not; it lets them go
   when it puts its widgets away (`forget_layouts`, used by `tui/widgets/transcript.py`).
+- `StylesCache.get_inner_outer`: an `lru_cache` on a method, so it holds the last 1,024
+  widgets' style caches (each with the lines it drew and the numbers of those it did not)
+  long after the widgets are gone (Textual's #6665); the transcript empties it when it lets
+  go of widgets (`forget_styles`).
 
 And none of Textual's own attributes is set by codex-deck under the same name (a test walks
 every class of `tui` for one).
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
@@ -46,3 +51,9 @@ def drop_screen(app: App[Any], screen: Screen[Any]) -> None:
 def forget_layouts(widget: Widget) -> None:
     """Let go of the layouts `widget` keeps of its children (its next layout is made anew)."""
     widget._clear_arrangement_cache()
+
+
+def forget_styles() -> None:
+    """Let go of the style caches of widgets that are gone, which Textual keeps (the next
+    lines drawn work their background out again)."""
+    StylesCache.get_inner_outer.cache_clear()

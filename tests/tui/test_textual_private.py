@@ -11,6 +11,7 @@ import re
 import anyio
 import pytest
 from textual import messages
+from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.driver import Driver
@@ -21,7 +22,7 @@ from textual.widgets import Static, TextArea
 from textual_serve.server import Server
 
 import tui
-from tui.private import driver, drop_screen, forget_layouts
+from tui.private import driver, drop_screen, forget_layouts, forget_styles
 
 pytestmark = pytest.mark.anyio
 
@@ -106,6 +107,27 @@ async def test_a_container_keeps_its_layouts_until_they_are_forgotten() -> None:
         assert box.arrange(Size(40, 10)) is laid
         forget_layouts(box)
         assert box.arrange(Size(40, 10)) is not laid
+
+
+async def test_style_caches_are_kept_by_an_lru_cache_until_forgotten() -> None:
+    """Textual's `StylesCache.get_inner_outer` is an `lru_cache` on a method: every widget's
+    style cache that drew a line is in its keys, kept after the widget is gone (#6665);
+    `forget_styles` empties it. When Textual makes it a function of the colours alone, the
+    first assertion fails and `forget_styles` can go."""
+    method = inspect.getattr_static(StylesCache, "get_inner_outer")
+    assert not isinstance(method, (classmethod, staticmethod))
+    assert hasattr(method, "cache_clear")
+
+    class Holder(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("drawn\n" * 30)
+
+    app = Holder()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert StylesCache.get_inner_outer.cache_info().currsize > 0
+        forget_styles()
+        assert StylesCache.get_inner_outer.cache_info().currsize == 0
 
 
 def test_a_text_area_takes_pastes_in_on_paste() -> None:
