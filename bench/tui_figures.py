@@ -265,12 +265,13 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def conversation_of(items: int, number: int = 1) -> list[EngineEvent]:
-    """A finished conversation of `items` items (a user message and an answer per turn)."""
-    return list(conversation_events(items, number))
+def conversation_of(items: int, number: int = 1, paragraphs: int = 1) -> list[EngineEvent]:
+    """A finished conversation of `items` items (a user message and an answer of
+    `paragraphs` paragraphs per turn)."""
+    return list(conversation_events(items, number, paragraphs))
 
 
-def conversation_events(items: int, number: int = 1) -> Iterator[EngineEvent]:
+def conversation_events(items: int, number: int = 1, paragraphs: int = 1) -> Iterator[EngineEvent]:
     """The events of `conversation_of`, made one at a time."""
     conversation = f"bench{number:07d}"
     made = itertools.count(1)
@@ -290,7 +291,7 @@ def conversation_events(items: int, number: int = 1) -> Iterator[EngineEvent]:
         user = UserMessageItem(
             id=f"u{turn}", content=[{"type": "text", "text": f"question {turn}"}]
         )
-        answer = AgentMessageItem(id=f"a{turn}", text=f"Answer {turn}. {paragraph}")
+        answer = AgentMessageItem(id=f"a{turn}", text=f"Answer {turn}. {paragraph * paragraphs}")
         for item in (user, answer):
             yield ItemStarted(**stamp(), turn_id=turn_id, item=item)
             yield ItemCompleted(**stamp(), turn_id=turn_id, item=item, status="completed")

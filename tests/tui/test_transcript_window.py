@@ -16,9 +16,16 @@ from tests.tui.test_app import turn_markers, type_and_send
 from tui.app import CodexDeckApp
 from tui.entry_log import joined_deltas
 from tui.pacing import PacedScreen
+from tui.widgets import transcript as transcript_module
 from tui.widgets.message import AgentMessage
 from tui.widgets.trace_pane import TracePane
-from tui.widgets.transcript import EARLIER_STEP, FIRST_WINDOW, MOST_WIDGETS, Transcript
+from tui.widgets.transcript import (
+    EARLIER_STEP,
+    FIRST_WINDOW,
+    MOST_WIDGETS,
+    WINDOW_SCREENS,
+    Transcript,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -62,6 +69,31 @@ async def test_only_the_latest_entries_get_widgets_and_the_rest_come_back() -> N
         assert not long.display
         texts = [str(message.render()) for message in other.query("UserMessage")]
         assert texts == ["› question 0", "› question 1"]
+
+
+async def test_long_answers_are_drawn_a_few_screens_of_them_at_a_time() -> None:
+    """The window of widgets is bounded by the screens its entries fill as well as by their
+    number: answers hundreds of lines long are not kept drawn by the dozen (each holds
+    every line it drew), on opening and as new ones come."""
+    events = conversation_of(80, paragraphs=60)  # 40 turns, each answer some 360 lines
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
+        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
+        await until(pilot, lambda: len(long.entries) == 120 and long.settled, "it is drawn")
+        await pilot.pause()
+        rows = WINDOW_SCREENS * long.scrollable_content_region.height
+        drawn = with_widgets(long)
+        assert 3 <= drawn <= rows // 300 * 3 + 3, f"{drawn} of 120 entries drawn"
+        assert long.entries[-1].widget is not None
+
+        more = conversation_of(160, paragraphs=60)  # 40 more turns come, one by one
+        for turn in range(40, 80):
+            await long.apply([e for e in more if getattr(e, "turn_id", "") == f"turn-{turn}"])
+        await until(pilot, lambda: len(long.entries) == 240 and long.settled, "more came")
+        drawn = with_widgets(long)
+        assert 3 <= drawn <= rows // 300 * 3 + 3, f"{drawn} of 240 entries drawn"
+        assert long.entries[-1].widget is not None
 
 
 def test_runs_of_deltas_to_one_part_are_joined_in_order() -> None:
@@ -182,7 +214,12 @@ async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
         assert not long.following
 
 
-async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(deck: Deck) -> None:
+async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the window holds answers far from the view (it is bounded by screens too: here
+    made wide enough for two answers of some 2,600 lines), they hold none of their lines."""
+    monkeypatch.setattr(transcript_module, "WINDOW_SCREENS", 1000)
     async with deck(size=(100, 30)) as (app, pilot):
         await type_and_send(app, pilot, "long answer")
         await until(pilot, lambda: len(turn_markers(app)) == 1, "the first answer ends")

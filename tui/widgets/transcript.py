@@ -1,7 +1,8 @@
 """One conversation's transcript: entries for everything that happened, widgets for the latest.
 
 Engine events update entries (data). Only a window of the entries has widgets, a few hundred
-at most: the latest while the view follows them; older ones are dropped from the screen as the
+at most (fewer when they are long: those that fill some 30 screens): the latest while the view
+follows them; older ones are dropped from the screen as the
 conversation grows and come back a few screens at a time as PageUp reaches them, or 150 at once
 with ctrl+home (or the "earlier items" line). Going back, the window's newest widgets are
 dropped in turn, and going down again (PageDown, or scrolled to the last one drawn) draws them
@@ -48,7 +49,7 @@ from tui.entries import (
 )
 from tui.entry_log import EntryLog, joined_deltas
 from tui.pacing import PacedScreen, after_painted
-from tui.private import forget_layouts
+from tui.private import forget_layouts, forget_styles
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
@@ -84,6 +85,10 @@ LATE_SECONDS = 0.02
 WINDOW = 300
 """Entries that have widgets while the view follows the latest; older ones are kept as data
 only."""
+WINDOW_SCREENS = 30
+"""While the view follows the latest, the entries drawn fill at most about this many screens
+(by their text's lines) as well: long answers, each hundreds of lines, are not kept drawn by
+the dozen."""
 FIRST_WINDOW = 60
 """Entries given widgets when a transcript is first filled (a conversation reopened with its
 history): enough to fill the screen; the older ones come back with ctrl+home."""
@@ -352,7 +357,7 @@ class Transcript(VerticalScroll, can_focus=False):
         self._show_earlier_line()
         if self._earlier.has_class("-shown") and not earlier:
             height -= self._earlier.outer_size.height or 1
-        await self.remove_children(gone)
+        await self._remove(gone)
         self.scroll_to(y=self.scroll_y - height, animate=False, immediate=True)
 
     def _let_go(self, start: int, end: int) -> list[Widget]:
@@ -366,6 +371,11 @@ class Transcript(VerticalScroll, can_focus=False):
         self._streaming.difference_update(w for w in gone if isinstance(w, Streamed))
         return gone
 
+    async def _remove(self, widgets: list[Widget]) -> None:
+        """Remove widgets let go of, and what Textual would keep of them."""
+        await self.remove_children(widgets)
+        forget_styles()
+
     async def _drop_below(self) -> None:
         """Past MOST_WIDGETS, let go of the last drawn (they are below the view, which has
         gone back): what comes next is not followed, and is drawn going down again."""
@@ -376,7 +386,7 @@ class Transcript(VerticalScroll, can_focus=False):
             gone = self._let_go(end, self._end_shown)
             self._end_shown = end
             self.anchor(False)
-            await self.remove_children(gone)
+            await self._remove(gone)
             self._show_later_line()
 
     async def _draw_latest(self) -> None:
@@ -388,7 +398,7 @@ class Transcript(VerticalScroll, can_focus=False):
             shown = self._let_go(self._first_shown, self._end_shown)
             self._first_shown = self._end_shown = 0
             self._window = WINDOW
-            await self.remove_children(shown)
+            await self._remove(shown)
             self.anchor()
             await self._show(0)
             self._schedule_flush()
@@ -491,6 +501,8 @@ class Transcript(VerticalScroll, can_focus=False):
             end = min(end, max(first + MOST_WIDGETS, self._end_shown))
         else:
             first = max(self._first_shown, end - self._window)
+            if end > self._end_shown:
+                first = max(first, end - self._filling_screens(first, end, WINDOW_SCREENS))
         if not shown_before:
             first = max(first, end - self._screenful())
             after_painted(self, self._fill_back)
@@ -498,7 +510,7 @@ class Transcript(VerticalScroll, can_focus=False):
             old = self._let_go(self._first_shown, first)
             self._first_shown = first
             if old:
-                await self.remove_children(old)
+                await self._remove(old)
         new = [e for e in self._entries[max(shown_before, first) : end] if e.widget is None]
         self._end_shown = end
         if end < len(self._entries):
@@ -534,7 +546,7 @@ class Transcript(VerticalScroll, can_focus=False):
             return
         self._first_shown, self._end_shown, self._window, self._unshown_from = 0, 0, WINDOW, 0
         self._found, self._found_current = set(), None
-        await self.remove_children(shown)
+        await self._remove(shown)
         # Textual holds the displayed children and the last few layouts until the next layout,
         # which a transcript out of view does not get: reading the one and forgetting the
         # other lets the removed widgets go.
@@ -592,6 +604,13 @@ class Transcript(VerticalScroll, can_focus=False):
         text = text if later > 0 else ""
         self._later.say(text)
 
+    def _filling_screens(self, start: int, end: int, screens: int) -> int:
+        """How many of the entries from `start` to `end`, from the last, fill `screens`
+        screens."""
+        width = max(self._view_size.width or self.app.size.width, 20)
+        wanted = (self._view_size.height or self.app.size.height) * screens
+        return _filling(self._entries[start:end], width, wanted, end - start)
+
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
         FIRST_WINDOW: they are drawn first, the rest of the first window after that frame."""
@@ -602,9 +621,11 @@ class Transcript(VerticalScroll, can_focus=False):
     async def _fill_back(self) -> None:
         """After the first frame of a transcript brought into view: the rest of its first
         window, above what is shown (the view stays where it is)."""
-        wanted = len(self._entries) - FIRST_WINDOW
-        if self.display and self._first_shown > max(wanted, 0):
-            await self._mount_earlier(max(wanted, 0))
+        end = len(self._entries)
+        start = max(end - FIRST_WINDOW, 0)
+        start = end - self._filling_screens(start, end, WINDOW_SCREENS)
+        if self.display and self._first_shown > start:
+            await self._mount_earlier(start)
 
     async def _bring_back(self, count: int) -> list[Widget]:
         """Widgets for up to `count` entries above the first drawn, kept in the window."""
@@ -657,7 +678,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """Draw a window of entries from a little before entry `index` (one far from those
         drawn: a search's match, a request waiting), the others let go."""
         async with self._applying:
-            await self.remove_children(self._let_go(self._first_shown, self._end_shown))
+            await self._remove(self._let_go(self._first_shown, self._end_shown))
             self.release_anchor()
             self._first_shown = self._end_shown = max(0, index - BACK_STEP)
             end = min(len(self._entries), self._first_shown + WINDOW)
