@@ -1,7 +1,10 @@
 """A soak: 200 turns of the 20,000-token answer in one conversation, through the app on the
 real engine and the scripted model, one after the other as fast as they end.
 
-- the app's memory after the first 20 turns and after all 200 (flat: within 10 %);
+- the app's memory after the first 20 turns and after all 200 (flat: within 10 %), each
+  read at rest: once nothing has happened for as long as the app waits before a full pass of
+  Python's collector (as when the user reads the answer; turns sent back to back leave the
+  widgets let go of as garbage in cycles until then);
 - each turn's longest event-loop stall (a frame cannot be painted while the loop is held)
   and its time from Enter to the end shown: the last 20 turns against the first 20.
 
@@ -25,6 +28,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from bench.figures import figure, print_table, save, scratch_root, until
 from bench.tui_figures import rss_mib, send, the_app
 from tui.app import CodexDeckApp
+from tui.collector import CHECK_SECONDS, FULL_QUIET_SECONDS
 from tui.entries import TurnEntry
 from tui.widgets.transcript import Transcript
 
@@ -68,13 +72,17 @@ async def soak_on(root: Path, model: ModelProcess) -> tuple[list[float], list[fl
             stalls.append(stall)
             took.append(ms)
             if turn == COMPARED:
-                await anyio.sleep(0.5)
-                rss_early = rss_mib()
+                rss_early = await rss_at_rest()
             if turn % 20 == 0:
                 print(f"({turn} turns, RSS {rss_mib():.0f} MiB)", flush=True)
-        await anyio.sleep(0.5)
-        rss_late = rss_mib()
+        rss_late = await rss_at_rest()
     return stalls, took, rss_early, rss_late
+
+
+async def rss_at_rest() -> float:
+    """The app's RSS (MiB) once it has been quiet long enough for its full collection."""
+    await anyio.sleep(FULL_QUIET_SECONDS + 2 * CHECK_SECONDS)
+    return rss_mib()
 
 
 async def one_turn(app: CodexDeckApp, transcript: Transcript, turn: int) -> tuple[float, float]:
