@@ -78,9 +78,7 @@ async def test_long_answers_are_drawn_a_few_screens_of_them_at_a_time() -> None:
     events = conversation_of(80, paragraphs=60)  # 40 turns, each answer some 360 lines
     app = CodexDeckApp(Settings(), replay_backend(events))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.opened and app.main.current == LONG, "the app opens")
-        long = app.main.query_one(f"#transcript-{LONG}", Transcript)
-        await until(pilot, lambda: len(long.entries) == 120 and long.settled, "it is drawn")
+        long = await drawn_long(app, pilot, 120)
         await pilot.pause()
         rows = WINDOW_SCREENS * long.scrollable_content_region.height
         drawn = with_widgets(long)

@@ -508,7 +508,7 @@ class Transcript(VerticalScroll, can_focus=False):
         else:
             first = max(self._first_shown, end - self._window)
             if end > self._end_shown:
-                first = max(first, end - self._filling_screens(first, end, WINDOW_SCREENS))
+                first = self._first_filling(first, end, WINDOW_SCREENS)
         if not shown_before:
             first = max(first, end - self._screenful())
             after_painted(self, self._fill_back)
@@ -610,12 +610,12 @@ class Transcript(VerticalScroll, can_focus=False):
         text = text if later > 0 else ""
         self._later.say(text)
 
-    def _filling_screens(self, start: int, end: int, screens: int) -> int:
-        """How many of the entries from `start` to `end`, from the last, fill `screens`
-        screens."""
+    def _first_filling(self, start: int, end: int, screens: int) -> int:
+        """The first of the entries from `start` to `end` that, with those after it, fill
+        `screens` screens (`start` if they all do not)."""
         width = max(self._view_size.width or self.app.size.width, 20)
         wanted = (self._view_size.height or self.app.size.height) * screens
-        return _filling(self._entries[start:end], width, wanted, end - start)
+        return end - _filling(self._entries[start:end], width, wanted, end - start)
 
     def _screenful(self) -> int:
         """How many of the latest entries fill the view (by their text's lines), at most
@@ -628,8 +628,7 @@ class Transcript(VerticalScroll, can_focus=False):
         """After the first frame of a transcript brought into view: the rest of its first
         window, above what is shown (the view stays where it is)."""
         end = len(self._entries)
-        start = max(end - FIRST_WINDOW, 0)
-        start = end - self._filling_screens(start, end, WINDOW_SCREENS)
+        start = self._first_filling(max(end - FIRST_WINDOW, 0), end, WINDOW_SCREENS)
         if self.display and self._first_shown > start:
             await self._mount_earlier(start)
 
