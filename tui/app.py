@@ -30,7 +30,7 @@ from tui.controls import DropControls
 from tui.first_frame import ENDINGS
 from tui.notify import alert
 from tui.palette import main_commands
-from tui.private import drop_screen
+from tui.private import drop_screen, mend_strips
 from tui.replay_keys import ReplayKeys
 from tui.screens.confirm import ConfirmScreen, quitting_loses, without_store
 from tui.screens.starting import StartingScreen
@@ -151,6 +151,7 @@ class CodexDeckApp(ReplayKeys):
         await super().on_event(event)
 
     def on_mount(self) -> None:
+        mend_strips()
         self._collector.start()
         self.set_interval(CHECK_SECONDS, self._collector.check)
         for theme in THEMES:

@@ -19,6 +19,12 @@
   widgets' style caches (each with the lines it drew and the numbers of those it did not)
   long after the widgets are gone (Textual's #6665); the transcript empties it when it lets
   go of widgets (`forget_styles`).
+- `Strip.divide` and `Strip.crop_extend`: each caches its result on the strip, and when the
+  result is the strip itself (a line divided or cropped to the width it already has: the
+  compositor's case for every line it paints) the strip holds itself, a reference cycle. Every
+  line painted then outlives its last use until a pass of the cyclic collector, which walks it
+  (some 350,000 objects after 20 long answers: a 550 ms pause). `mend_strips` answers those
+  cases with the strip without caching it (`tui/app.py`, when the app starts).
 
 And none of Textual's own attributes is set by codex-deck under the same name (a test walks
 every class of `tui` for one).
@@ -28,12 +34,15 @@ every class of `tui` for one).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from rich.style import Style
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 
 
@@ -57,3 +66,27 @@ def forget_styles() -> None:
     """Let go of the style caches of widgets that are gone, which Textual keeps (the next
     lines drawn work their background out again)."""
     StylesCache.get_inner_outer.cache_clear()
+
+
+TEXTUAL_DIVIDE = Strip.divide
+TEXTUAL_CROP_EXTEND = Strip.crop_extend
+
+
+def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+    cuts = list(cuts)
+    if [cut for cut in cuts if cut <= self.cell_length] == [self.cell_length]:
+        return [self]
+    return TEXTUAL_DIVIDE(self, cuts)
+
+
+def _crop_extend(self: Strip, start: int, end: int, style: Style | None) -> Strip:
+    if start <= 0 and end == self.cell_length:
+        return self
+    return TEXTUAL_CROP_EXTEND(self, start, end, style)
+
+
+def mend_strips() -> None:
+    """Make a strip divided or cropped to the width it has answer with itself without caching
+    itself (what Textual's methods return then, without the reference cycle)."""
+    Strip.divide = _divide  # type: ignore[method-assign]
+    Strip.crop_extend = _crop_extend  # type: ignore[method-assign]

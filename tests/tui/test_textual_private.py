@@ -3,6 +3,7 @@ and still what codex-deck takes them for: a release that changes one fails here,
 
 from __future__ import annotations
 
+import gc
 import importlib
 import inspect
 import pkgutil
@@ -10,6 +11,7 @@ import re
 
 import anyio
 import pytest
+from rich.segment import Segment
 from textual import messages
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
@@ -17,12 +19,22 @@ from textual.containers import Vertical
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Static, TextArea
 from textual_serve.server import Server
 
 import tui
-from tui.private import driver, drop_screen, forget_layouts, forget_styles
+from tests.tui.conftest import Deck
+from tui.private import (
+    TEXTUAL_CROP_EXTEND,
+    TEXTUAL_DIVIDE,
+    driver,
+    drop_screen,
+    forget_layouts,
+    forget_styles,
+    mend_strips,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -161,3 +173,59 @@ def test_no_attribute_codex_deck_sets_is_one_of_textuals_own() -> None:
             ours = set(SET_PRIVATE.findall(inspect.getsource(cls)))
             clashes += [f"{cls.__name__}.{name} ({base.__name__})" for name in ours & theirs]
     assert clashes == []
+
+
+def holds_itself(strip: Strip) -> bool:
+    """Whether `strip` is reached again through what it refers to (a reference cycle)."""
+    seen: set[int] = set()
+    todo = [(item, 0) for item in gc.get_referents(strip)]
+    while todo:
+        item, depth = todo.pop()
+        if item is strip:
+            return True
+        if id(item) not in seen and depth < 4:
+            seen.add(id(item))
+            todo += [(referent, depth + 1) for referent in gc.get_referents(item)]
+    return False
+
+
+def test_textuals_strips_hold_themselves_when_divided_or_cropped_to_their_width() -> None:
+    """The premise of `mend_strips`: when Textual stops caching a strip in itself, this fails
+    and the mend can go."""
+    line = Strip([Segment("twelve cells")])
+    assert TEXTUAL_DIVIDE(line, [12]) == [line]
+    assert holds_itself(line)
+    other = Strip([Segment("twelve cells")])
+    assert TEXTUAL_CROP_EXTEND(other, 0, 12, None) is other
+    assert holds_itself(other)
+
+
+def test_mended_strips_answer_as_textuals_without_holding_themselves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Strip, "divide", TEXTUAL_DIVIDE)
+    monkeypatch.setattr(Strip, "crop_extend", TEXTUAL_CROP_EXTEND)
+    mend_strips()
+    line = Strip([Segment("twelve "), Segment("cells")])
+    assert line.divide([12]) == [line]
+    assert line.divide([12, 20]) == [line]
+    assert line.crop_extend(0, 12, None) is line
+    assert not holds_itself(line)
+    for cuts in ([4, 12], [3, 7, 12], [5]):
+        mended = [strip.text for strip in line.divide(cuts)]
+        assert mended == [strip.text for strip in TEXTUAL_DIVIDE(Strip(list(line)), cuts)]
+    for start, end in ((2, 12), (0, 16), (3, 5), (-1, 12)):
+        mended_text = line.crop_extend(start, end, None).text
+        assert mended_text == TEXTUAL_CROP_EXTEND(Strip(list(line)), start, end, None).text
+
+
+async def test_the_app_mends_strips_when_it_starts(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Strip, "divide", TEXTUAL_DIVIDE)
+    monkeypatch.setattr(Strip, "crop_extend", TEXTUAL_CROP_EXTEND)
+    async with deck():
+        painted = Strip([Segment("painted")])
+        painted.divide([7])
+        painted.crop_extend(0, 7, None)
+        assert not holds_itself(painted)
