@@ -30,6 +30,8 @@ REST_SECONDS = 0.5
 """How long an answer stays unchanged before its pieces out of view are drawn."""
 REST_PIECES = 4
 """Pieces drawn at a time then (about 10 ms)."""
+KEPT_SCREENS = 2
+"""Pieces more than this many screens above or below the view let go of their lines."""
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 
@@ -302,10 +304,25 @@ class MarkdownChunk(Widget):
                 self._drawn[index], self._shapes[index] = lines, _shape(lines)
         self._tops = self._tail_lines = None
         self._keep_view(self._top(shown) - before)
+        self._let_go_far()
         self.refresh(layout=True)
 
     def on_show(self) -> None:
         self._rest_later()
+
+    def _let_go_far(self) -> None:
+        """Pieces more than KEPT_SCREENS screens from the view let go of their lines (each
+        keeps its room, and is drawn again as it comes near): an answer of thousands of
+        lines holds a few screens of them, not every line with what Textual derives from
+        each, which every pass of Python's cyclic collector would walk."""
+        height = self._view_lines()
+        top = self._view_top()
+        self._top(0)
+        tops = self._tops or [0]
+        first = bisect.bisect_right(tops, top - KEPT_SCREENS * height) - 1
+        end = bisect.bisect_left(tops, top + (KEPT_SCREENS + 1) * height)
+        for index in (*range(max(first, 0)), *range(end, len(self._drawn))):
+            self._drawn[index] = None
 
     def _view_top(self) -> int:
         """The first of this widget's lines the scrolling parent shows."""
@@ -334,6 +351,7 @@ class MarkdownChunk(Widget):
         self._selection = self.text_selection
         self._lay_out(self.content_size.width)
         lines = super().render_lines(crop)
+        self._let_go_far()
         if self._moved:
             self._moved = False
             self.call_later(self.refresh, layout=True)

@@ -13,7 +13,7 @@ from textual.containers import VerticalScroll
 
 from tests.tui.conftest import until
 from tui.entries import AgentEntry
-from tui.markdown import CHUNK_CHARS, chunk_ends, markdown
+from tui.markdown import CHUNK_CHARS, KEPT_SCREENS, chunk_ends, markdown
 from tui.widgets.message import AgentMessage
 
 pytestmark = pytest.mark.anyio
@@ -191,3 +191,27 @@ async def test_an_answer_that_let_go_of_its_lines_draws_them_again_in_the_same_r
         assert 0 < answer.held_lines < held / 4, "only what came into view is drawn again"
         drawn, whole = drawn_and_whole(app, text)
         assert drawn == whole
+
+
+async def test_a_long_answer_holds_the_lines_of_a_few_screens_around_the_view() -> None:
+    """Drawn whole once quiet, a long answer keeps only the lines of the pieces near the view
+    (the others keep their room): going up, what comes near is drawn again and what is left
+    far below lets go."""
+    text = uneven(400) + "The last words"
+    app = AnswerInView(text)
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.answer
+        await until(pilot, lambda: answer.size.height > 0 and not answer.undrawn, "drawn whole")
+        height = answer.content_size.height
+        near = (2 * KEPT_SCREENS + 1) * 24 + 2 * 60  # the screens kept, a piece cut at each end
+        assert height > 4 * near, "the answer is many screens long"
+        await until(pilot, lambda: 0 < answer.held_lines <= near, "the far pieces let go")
+
+        app.view.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        whole = whole_of(app, text)
+        assert app.shown() == whole[: len(app.shown())], "the top is drawn again as it was"
+        assert answer.content_size.height == height, "in the room it took"
+        assert 0 < answer.held_lines <= near, "the bottom let go as the top was drawn"
+        assert answer.render_line(height - 1).text.strip() == "The last words"
+

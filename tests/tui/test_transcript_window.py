@@ -223,7 +223,7 @@ async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(
         await until(pilot, lambda: len(turn_markers(app)) == 1, "the first answer ends")
         [first] = transcript(app).query(AgentMessage)
         await until(pilot, lambda: transcript(app).settled and not first.undrawn, "it is drawn")
-        assert first.held_lines > 1000
+        assert first.held_lines > 0, "the lines near the view are held"
 
         await type_and_send(app, pilot, "long answer")
         await until(pilot, lambda: len(turn_markers(app)) == 2, "the second answer ends")
