@@ -214,4 +214,3 @@ async def test_a_long_answer_holds_the_lines_of_a_few_screens_around_the_view() 
         assert answer.content_size.height == height, "in the room it took"
         assert 0 < answer.held_lines <= near, "the bottom let go as the top was drawn"
         assert answer.render_line(height - 1).text.strip() == "The last words"
-
