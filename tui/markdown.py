@@ -304,7 +304,6 @@ class MarkdownChunk(Widget):
                 self._drawn[index], self._shapes[index] = lines, _shape(lines)
         self._tops = self._tail_lines = None
         self._keep_view(self._top(shown) - before)
-        self._let_go_far()
         self.refresh(layout=True)
 
     def on_show(self) -> None:
@@ -321,8 +320,9 @@ class MarkdownChunk(Widget):
         tops = self._tops or [0]
         first = bisect.bisect_right(tops, top - KEPT_SCREENS * height) - 1
         end = bisect.bisect_left(tops, top + (KEPT_SCREENS + 1) * height)
-        for index in (*range(max(first, 0)), *range(end, len(self._drawn))):
-            self._drawn[index] = None
+        for index, lines in enumerate(self._drawn):
+            if lines is not None and not first <= index < end:
+                self._drawn[index] = None
 
     def _view_top(self) -> int:
         """The first of this widget's lines the scrolling parent shows."""

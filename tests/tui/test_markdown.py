@@ -10,6 +10,7 @@ import anyio.lowlevel
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.pilot import Pilot
 
 from tests.tui.conftest import until
 from tui.entries import AgentEntry
@@ -168,13 +169,19 @@ async def test_a_long_answer_draws_what_shows_and_the_rest_once_quiet_keeping_th
         assert drawn == whole
 
 
+async def drawn_whole(app: AnswerInView, pilot: Pilot[None]) -> int:
+    """Wait until the answer is laid out and every piece of it drawn; its height."""
+    answer = app.answer
+    await until(pilot, lambda: answer.size.height > 0 and not answer.undrawn, "drawn whole")
+    return answer.content_size.height
+
+
 async def test_an_answer_that_let_go_of_its_lines_draws_them_again_in_the_same_room() -> None:
     text = uneven(200) + "The last words"
     app = AnswerInView(text)
     async with app.run_test(size=(80, 24)) as pilot:
         answer = app.answer
-        await until(pilot, lambda: answer.size.height > 0 and not answer.undrawn, "drawn whole")
-        height = answer.content_size.height
+        height = await drawn_whole(app, pilot)
         drawn, whole = drawn_and_whole(app, text)
         assert drawn == whole
         held = answer.held_lines
@@ -201,8 +208,7 @@ async def test_a_long_answer_holds_the_lines_of_a_few_screens_around_the_view() 
     app = AnswerInView(text)
     async with app.run_test(size=(80, 24)) as pilot:
         answer = app.answer
-        await until(pilot, lambda: answer.size.height > 0 and not answer.undrawn, "drawn whole")
-        height = answer.content_size.height
+        height = await drawn_whole(app, pilot)
         near = (2 * KEPT_SCREENS + 1) * 24 + 2 * 60  # the screens kept, a piece cut at each end
         assert height > 4 * near, "the answer is many screens long"
         await until(pilot, lambda: 0 < answer.held_lines <= near, "the far pieces let go")
