@@ -156,10 +156,7 @@ class Connection:
             except StopAsyncIteration:
                 break
             with emitter.batch():
-                for incoming in batch:
-                    message = typed(incoming)
-                    if not router.fast_delta(message):
-                        router.handle(message)
+                router.route(map(typed, batch))
         link = self._core.link
         if not link.closing and server is link.reached:
             self._gone(server.rpc.closed_reason or "the app-server went away")

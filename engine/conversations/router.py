@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from engine import protocol as wire
@@ -45,6 +45,26 @@ DELTA_KINDS: dict[type[wire.ItemDelta], DeltaKind] = {
     wire.CommandOutputDelta: "command_output",
     wire.PlanDelta: "plan",
 }
+
+
+def _part(delta: wire.ItemDelta) -> int:
+    """Which part of its item a delta adds to (a reasoning's summary or content index)."""
+    if isinstance(delta, wire.ReasoningSummaryDelta):
+        return delta.summary_index
+    if isinstance(delta, wire.ReasoningTextDelta):
+        return delta.content_index
+    return 0
+
+
+def _same_part(one: wire.ItemDelta, other: wire.ItemDelta) -> bool:
+    """Whether two deltas add to the same part of the same item."""
+    return (
+        type(one) is type(other)
+        and one.item_id == other.item_id
+        and one.turn_id == other.turn_id
+        and one.thread_id == other.thread_id
+        and (type(one) is wire.AgentMessageDelta or _part(one) == _part(other))
+    )
 
 
 def repeats_review(conversation: Conversation, item: wire.KnownItem | wire.UnknownItem) -> bool:
@@ -204,34 +224,51 @@ class Router:
             case _:
                 self.reports.in_conversation(conversation, notification)
 
-    def _delta(self, conversation: Conversation, notification: wire.ItemDelta) -> None:
+    def _delta(
+        self, conversation: Conversation, notification: wire.ItemDelta, text: str | None = None
+    ) -> None:
+        """Emit a delta (with `text` in place of its own: a run of them joined)."""
         kind = DELTA_KINDS.get(type(notification))
         if kind is None:
             return
-        index = 0
-        if isinstance(notification, wire.ReasoningSummaryDelta):
-            index = notification.summary_index
-        elif isinstance(notification, wire.ReasoningTextDelta):
-            index = notification.content_index
         self._emit_delta(
             conversation,
             notification.turn_id,
             notification.item_id,
             kind,
-            notification.delta,
-            index,
+            notification.delta if text is None else text,
+            _part(notification),
         )
 
-    def fast_delta(self, notification: Received) -> bool:
-        """Handle a delta of a conversation shown now the shortest way (most of a turn's
-        traffic). Returns False when it is not one: then `handle` takes it."""
-        if not isinstance(notification, wire.ItemDelta):
-            return False
-        conversation = self._conversations.current(notification.thread_id)
+    def route(self, messages: Iterable[Received]) -> None:
+        """Apply what the app-server sent in one read, in order. A run of deltas of the same
+        part of an item (most of a turn's traffic: a delta is a few characters) is emitted
+        as one delta of their joined text, so a fast stream costs one event per read."""
+        run: list[wire.ItemDelta] = []
+        for message in messages:
+            if isinstance(message, wire.ItemDelta):
+                if run and not _same_part(run[0], message):
+                    self._run(run)
+                    run = []
+                run.append(message)
+                continue
+            if run:
+                self._run(run)
+                run = []
+            self.handle(message)
+        if run:
+            self._run(run)
+
+    def _run(self, run: list[wire.ItemDelta]) -> None:
+        """Emit a run of deltas of one part of an item as one (a thread that is no
+        conversation's now, a sub-agent's, goes the long way)."""
+        first = run[0]
+        text = first.delta if len(run) == 1 else "".join([delta.delta for delta in run])
+        conversation = self._conversations.current(first.thread_id)
         if conversation is None:
-            return False
-        self._delta(conversation, notification)
-        return True
+            self.handle(first if len(run) == 1 else first.replace(delta=text))
+        else:
+            self._delta(conversation, first, text)
 
     def _emit_delta(
         self,
