@@ -161,6 +161,9 @@ class ItemDelta(EngineEvent):
     """The summary part or content part the text belongs to (reasoning)."""
     joined: int = 1
     """How many of codex's deltas the text is: those of an ended turn are kept joined."""
+    cut: int = 0
+    """Characters of the text the trace let go of: an ended turn keeps only the start of an
+    answer's deltas once the answer's completed item holds its whole text."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -194,7 +194,7 @@ class Router:
     ) -> None:
         match notification:
             case wire.ItemDelta():
-                self._delta(conversation, notification)
+                self._delta(conversation, notification, notification.delta, 1)
             case wire.ItemStarted():
                 self._item_started(conversation, notification)
             case wire.ItemCompleted():
@@ -225,9 +225,9 @@ class Router:
                 self.reports.in_conversation(conversation, notification)
 
     def _delta(
-        self, conversation: Conversation, notification: wire.ItemDelta, text: str | None = None
+        self, conversation: Conversation, notification: wire.ItemDelta, text: str, joined: int
     ) -> None:
-        """Emit a delta (with `text` in place of its own: a run of them joined)."""
+        """Emit a delta: `text` is `joined` of codex's deltas, the first `notification`."""
         kind = DELTA_KINDS.get(type(notification))
         if kind is None:
             return
@@ -236,8 +236,9 @@ class Router:
             notification.turn_id,
             notification.item_id,
             kind,
-            notification.delta if text is None else text,
+            text,
             _part(notification),
+            joined,
         )
 
     def route(self, messages: Iterable[Received]) -> None:
@@ -268,7 +269,7 @@ class Router:
         if conversation is None:
             self.handle(first if len(run) == 1 else first.replace(delta=text))
         else:
-            self._delta(conversation, first, text)
+            self._delta(conversation, first, text, len(run))
 
     def _emit_delta(
         self,
@@ -278,6 +279,7 @@ class Router:
         kind: DeltaKind,
         text: str,
         index: int,
+        joined: int = 1,
     ) -> None:
         event = ItemDelta(
             **self._emitter.stamp(conversation.id),
@@ -286,6 +288,7 @@ class Router:
             kind=kind,
             text=text,
             index=index,
+            joined=joined,
         )
         self._emitter.emit(event, turn_id)
 

@@ -3,7 +3,8 @@
 A turn keeps at most `limit` events: the first half and the latest half. Reading it back
 puts one `TraceGap` where events were dropped, saying how many. Once the turn has ended, the
 deltas kept of each part of an item are one delta (where the first was) holding their text and
-their number: a long conversation keeps what its answers said, not each piece of their stream.
+their number: a long conversation keeps what its answers said, not each piece of their stream;
+of an answer whose completed item is kept too (holding the whole text), only the start.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
 
-from engine.events import EngineEvent, ItemDelta, Stamp, TraceGap, TurnCompleted
+from engine.events import EngineEvent, ItemCompleted, ItemDelta, Stamp, TraceGap, TurnCompleted
+from engine.protocol import AgentMessageItem
 from engine.records.recording import event_to_json
 from engine.settings import Settings
 
 REDACTED = "[redacted]"
+ANSWER_START_CHARS = 200
+"""Of the joined deltas of an answer that completed, the characters the trace keeps."""
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")
 
 
@@ -40,8 +44,9 @@ class TurnTrace:
                 self.dropped += 1
             self._tail.append(event)
         if isinstance(event, TurnCompleted):
-            self._head = _joined(self._head)
-            self._tail = deque(_joined(list(self._tail)), maxlen=self._tail.maxlen)
+            answered = _answered([*self._head, *self._tail])
+            self._head = _joined(self._head, answered)
+            self._tail = deque(_joined(list(self._tail), answered), maxlen=self._tail.maxlen)
 
     def events(self) -> list[EngineEvent]:
         if not self.dropped:
@@ -56,8 +61,20 @@ class TurnTrace:
         return [*self._head, gap, *self._tail]
 
 
-def _joined(events: list[EngineEvent]) -> list[EngineEvent]:
-    """`events` with the deltas of each part of an item joined into the first of them."""
+def _answered(events: list[EngineEvent]) -> set[str]:
+    """The answers among `events` that completed with their text."""
+    return {
+        event.item.id
+        for event in events
+        if isinstance(event, ItemCompleted)
+        and isinstance(event.item, AgentMessageItem)
+        and event.item.text
+    }
+
+
+def _joined(events: list[EngineEvent], answered: set[str]) -> list[EngineEvent]:
+    """`events` with the deltas of each part of an item joined into the first of them (of
+    an answer in `answered`, only their start)."""
     runs: dict[tuple[str, str, int], list[ItemDelta]] = {}
     for event in events:
         if isinstance(event, ItemDelta):
@@ -70,7 +87,12 @@ def _joined(events: list[EngineEvent]) -> list[EngineEvent]:
         run = runs[(event.item_id, event.kind, event.index)]
         if event is run[0]:
             text = "".join(delta.text for delta in run)
-            joined.append(replace(event, text=text, joined=sum(d.joined for d in run)))
+            cut = sum(d.cut for d in run)
+            if event.kind == "agent_message" and event.item_id in answered:
+                cut += max(len(text) - ANSWER_START_CHARS, 0)
+                text = text[:ANSWER_START_CHARS]
+            count = sum(d.joined for d in run)
+            joined.append(replace(event, text=text, joined=count, cut=cut))
     return joined
 
 

@@ -40,7 +40,8 @@ def routed(read: list[Received]) -> list[EngineEvent]:
 
 def test_a_run_of_deltas_read_at_once_is_one_delta_of_their_text() -> None:
     """A delta is a few characters, and codex sends thousands a second: each run of deltas
-    of one part of an item is emitted as one, in its place among the rest."""
+    of one part of an item is emitted as one (saying how many it joins), in its place among
+    the rest."""
     answer, summary = "item/agentMessage/delta", "item/reasoning/summaryTextDelta"
     command = {"type": "commandExecution", "id": "x", "command": "ls", "cwd": "/w"}
     events = routed(
@@ -58,15 +59,16 @@ def test_a_run_of_deltas_read_at_once_is_one_delta_of_their_text() -> None:
     )
 
     shown = [
-        (e.kind, e.index, e.text) if isinstance(e, ItemDelta) else type(e).__name__ for e in events
+        (e.kind, e.index, e.text, e.joined) if isinstance(e, ItemDelta) else type(e).__name__
+        for e in events
     ]
     assert shown == [
-        ("agent_message", 0, "Hello"),
-        ("reasoning_summary", 0, "Thinking hard"),
-        ("reasoning_summary", 1, "Then"),
-        ("agent_message", 0, ","),
+        ("agent_message", 0, "Hello", 2),
+        ("reasoning_summary", 0, "Thinking hard", 2),
+        ("reasoning_summary", 1, "Then", 1),
+        ("agent_message", 0, ",", 1),
         ItemStarted.__name__,
-        ("agent_message", 0, " world!"),
+        ("agent_message", 0, " world!", 2),
     ]
     answers = [e.item_id for e in events if isinstance(e, ItemDelta) and e.kind == "agent_message"]
     assert len(set(answers)) == 1

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from engine.events import DeltaKind, ItemDelta, Notice, TraceGap, TurnCompleted
-from engine.records.trace import ConversationTrace, Redactor, jsonl
+from engine.events import DeltaKind, ItemCompleted, ItemDelta, Notice, TraceGap, TurnCompleted
+from engine.protocol import AgentMessageItem
+from engine.records.trace import ANSWER_START_CHARS, ConversationTrace, Redactor, jsonl
 
 
 def notice(seq: int) -> Notice:
@@ -121,3 +122,29 @@ def test_past_the_limit_an_ended_turn_joins_each_side_of_the_gap() -> None:
     assert (head.text, head.joined) == ("1 2 3 4 5 ", 5)
     assert (tail.text, tail.joined) == ("97 98 99 100 ", 4)
     assert gap.dropped == 91
+
+
+def test_of_an_answer_that_completed_an_ended_turn_keeps_only_the_start_of_its_deltas() -> None:
+    """The completed answer holds the whole text: a long conversation does not keep it twice.
+    An answer that never completed (cut off) keeps all it streamed."""
+    trace = ConversationTrace(limit=10_000)
+    whole = "".join(f"{seq} " for seq in range(1, 2001))
+    for seq in range(1, 2001):
+        trace.add("t", delta(seq, "done", f"{seq} "))
+        trace.add("t", delta(seq, "cut off", f"{seq} "))
+    answer = AgentMessageItem(id="done", text=whole)
+    trace.add(
+        "t",
+        ItemCompleted(
+            seq=2001, at=2001.0, conversation_id="c", turn_id="t", item=answer, status="completed"
+        ),
+    )
+    trace.add("t", ended(2002))
+
+    done, cut_off = (e for e in trace.turn("t") if isinstance(e, ItemDelta))
+    assert (done.text, done.joined, done.cut) == (
+        whole[:ANSWER_START_CHARS],
+        2000,
+        len(whole) - ANSWER_START_CHARS,
+    )
+    assert (cut_off.text, cut_off.joined, cut_off.cut) == (whole, 2000, 0)

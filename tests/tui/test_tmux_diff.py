@@ -43,5 +43,9 @@ def test_diff_outside_a_checkout_says_why_and_keeps_the_line(
     terminal.wait_until(
         lambda: "isnotagitcheckout" in flat(terminal.screen()), "why there is no diff"
     )
-    assert flat(message_box(terminal.screen())) == "/diff"
+    # Waited for as well: a full suite's run once read the screen with the reason shown and
+    # the box not yet drawn again; a line lost would never show.
+    terminal.wait_until(
+        lambda: flat(message_box(terminal.screen())) == "/diff", "the line kept in the box"
+    )
     quit_app(terminal)
