@@ -146,6 +146,8 @@ class WebSocketTransport:
                         parts = []
         except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, OSError):
             self._why = f"the connection to {self.where} was lost"
+        except anyio.ClosedResourceError:
+            self._why = f"the connection to {self.where} was closed"  # by `aclose`, while read
         except ConnectionClosed as error:
             self._why = str(error)
         finally:
