@@ -137,7 +137,8 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
     a turn (of a provider that gives several messages one id, the last message only) and no
     answer that a steer or a stop cut short; the trace keeps each as it was shown. An answer
     that never completed (cut short, or codex-deck stopped while it streamed) is shown with
-    what had streamed of it, marked cut off."""
+    what had streamed of it, marked cut off; one the trace saw complete, as it completed (the
+    trace keeps only the start of its stream)."""
     streamed: dict[str, list[str]] = {}
     for event in traced:
         if isinstance(event, ItemDelta) and event.kind == "agent_message":
@@ -147,7 +148,18 @@ def turn_items(turn: Turn, traced: list[EngineEvent]) -> list[Item]:
         if turn.status == RUNNING:
             return items  # it streams on: what it says comes live
         kept = {item.id for item in items}
-        return items + [cut_off(key, parts) for key, parts in streamed.items() if key not in kept]
+        completed = {
+            event.item.id: event.item
+            for event in traced
+            if isinstance(event, ItemCompleted)
+            and isinstance(event.item, wire.AgentMessageItem)
+            and event.item.text
+        }
+        return items + [
+            completed.get(key) or cut_off(key, parts)
+            for key, parts in streamed.items()
+            if key not in kept
+        ]
     items = []
     for event in traced:
         if not isinstance(event, ItemCompleted) or event.turn_id != turn.id:
