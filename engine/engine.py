@@ -230,7 +230,12 @@ class Engine:
     async def _opened(
         cls, settings: Settings, cwd: Path, reached: Reach, store: Store | None, shared: bool
     ) -> AsyncIterator[Engine]:
-        async with task_group() as tasks, AsyncExitStack() as connected:
+        # The connection is opened outside the engine's tasks and closed after them: they are
+        # cancelled as the engine is left and must not be running when codex goes away; and
+        # closed inside their cancelled scope, the connection's first wait raised that
+        # cancellation in place of the error the engine was left with, and the scope then
+        # swallowed it (an attached engine left by an error seemed to end well).
+        async with AsyncExitStack() as connected:
             try:
                 server: AppServer | None = await connected.enter_async_context(reached.first)
                 unreached = ""
@@ -238,31 +243,30 @@ class Engine:
                 if reached.reopen is None:
                     raise
                 server, unreached = None, str(error)
-            engine = cls(settings, server, tasks, cwd, reached.launch, store)
-            engine._link.shared = shared
-            if server is None:
-                engine._connection.unreached(unreached, reached.again)
-            else:
-                engine._connection.attach(server)
-            if store is not None:
-                store.on_problem = engine._restorer.store_problem
-                tasks.start_soon(store.run)
-                # Nothing runs in a codex just started: ask its threads' history at once.
-                prefetch = engine._prefetched if reached.launch is not None else None
-                await engine._restorer.restore(tasks, prefetch)
-            if reached.reopen is not None:
-                engine._connection.keep_alive(reached.reopen, reached.again)
-            try:
-                yield engine
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await engine._connection.shut_down()
-                    engine._outputs.close()
-                    if store is not None:
-                        await store.flush()
-                # Before the connection closes, also when leaving by cancellation: nothing
-                # still running may take codex's going away for a failure.
-                tasks.cancel_scope.cancel()
+            async with task_group() as tasks:
+                engine = cls(settings, server, tasks, cwd, reached.launch, store)
+                engine._link.shared = shared
+                if server is None:
+                    engine._connection.unreached(unreached, reached.again)
+                else:
+                    engine._connection.attach(server)
+                if store is not None:
+                    store.on_problem = engine._restorer.store_problem
+                    tasks.start_soon(store.run)
+                    # Nothing runs in a codex just started: ask its threads' history at once.
+                    prefetch = engine._prefetched if reached.launch is not None else None
+                    await engine._restorer.restore(tasks, prefetch)
+                if reached.reopen is not None:
+                    engine._connection.keep_alive(reached.reopen, reached.again)
+                try:
+                    yield engine
+                finally:
+                    with anyio.CancelScope(shield=True):
+                        await engine._connection.shut_down()
+                        engine._outputs.close()
+                        if store is not None:
+                            await store.flush()
+                    tasks.cancel_scope.cancel()
 
     async def restored(self) -> None:
         """Wait until the conversations brought back from the store are resumed in codex and

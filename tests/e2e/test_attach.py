@@ -157,3 +157,17 @@ async def test_with_codex_home_unset_the_daemon_is_looked_for_where_codex_home_s
     url = f"unix://{daemon_socket(codex_home)}"
     async with listening(scripted_model, codex_home, workspace, url):
         assert await running_daemon(None) == url
+
+
+async def test_an_error_inside_an_attached_engine_comes_out_of_it(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Leaving an attached engine by an error raises that error: closing the connection as
+    the engine's tasks were cancelled once put their cancellation in its place, and the
+    cancelled scope swallowed it (every assertion inside such a block passed)."""
+    url = f"unix://{tmp_path / 'codex.sock'}"
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    async with listening(scripted_model, codex_home, workspace, url):
+        with pytest.raises(LookupError, match="left by this"):
+            async with Engine.open(settings, cwd=workspace, attach=partial(connect, url)):
+                raise LookupError("left by this")

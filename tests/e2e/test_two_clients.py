@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,15 @@ import anyio
 import msgspec
 import pytest
 
+from engine.engine import Engine
+from engine.events import ConversationUpdated, InteractionRequested, InteractionResolved
 from engine.scripted_model import ScriptedModel
+from engine.settings import Settings
 from engine.transport.appserver import AppServer, open_app_server
+from engine.transport.offline import offline_settings
 from engine.transport.rpc import Notification, ServerRequest
 from engine.transport.websocket import connect
+from tests.e2e.eventlog import recording
 from tests.e2e.test_attach import listening
 
 pytestmark = pytest.mark.anyio
@@ -178,3 +184,38 @@ async def test_the_client_that_did_not_start_the_turn_can_answer_it(
         await watch.until(lambda: "turn/completed" in first.methods(), "the turn's end")
         assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
         first.answer(first.asked[0], "decline")  # its handler ends; the answer comes too late
+
+
+async def test_codex_decks_request_answered_by_another_client_is_closed_here(
+    scripted_model: ScriptedModel, codex_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """codex-deck attached to a codex, a second client (a browser, say) on the same thread:
+    the second answers the approval first. codex-deck closes its request as codex says it
+    needs no answer, and the command runs as the other client said."""
+    socket = tmp_path / "codex.sock"
+    url, watch = f"unix://{socket}", Watch()
+    settings = offline_settings(Settings(), scripted_model, codex_home)
+    async with (
+        listening(scripted_model, codex_home, workspace, url),
+        Engine.open(settings, cwd=workspace, attach=partial(connect, url)) as engine,
+        recording(engine) as log,
+        client(url, watch) as other,
+    ):
+        conversation = await engine.new_conversation()
+        await engine.submit(conversation.id, "hello")
+        await log.turn_completed(conversation.id)
+        updated = log.of(ConversationUpdated, conversation.id)[-1]
+        assert updated.info.thread_id is not None
+        await other.request("thread/resume", {"threadId": updated.info.thread_id})
+        await engine.submit(conversation.id, "approval")
+        asked = await log.wait_for(InteractionRequested, lambda e: True)
+        await watch.until(lambda: other.asked, "the approval asked of the other client too")
+
+        other.answer(other.asked[0], "accept")
+        closed = await log.wait_for(
+            InteractionResolved, lambda e: e.interaction_id == asked.interaction.id
+        )
+        said = ("expired", "codex", "codex no longer needs an answer")
+        assert (closed.outcome, closed.by, closed.detail) == said, "closed as codex said"
+        assert (await log.turn_completed(conversation.id, count=2)).status == "completed"
+        assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
