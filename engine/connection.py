@@ -225,6 +225,7 @@ class Connection:
             status=status,
             detail=detail,
             coming_back=self._core.link.coming_back,
+            host=self._core.link.host,
         )
         emitter.emit(self.status)
 

@@ -99,18 +99,19 @@ class Engine:
         cwd: Path,
         launch: Launch | None = None,
         store: Store | None = None,
+        host: str | None = None,
     ) -> None:
         self._settings = settings
         self._tasks = tasks
         self._journal = Journal(store, settings.limits.trace_events_per_turn, Redactor.of(settings))
         self._outputs = CommandOutputs(settings.limits.command_output_bytes)
         self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
-        self._conversations = Conversations()
+        self._conversations = Conversations(host)
         self._notices = Notices(self._emitter, self._conversations)
         self._interactions = Interactions()
         self.offline = is_offline(settings)
         """True when codex runs on the offline scripted model."""
-        self._link = Link(server)
+        self._link = Link(server, host=host)
         self._router = Router(
             self._emitter,
             self._conversations,
@@ -186,6 +187,8 @@ class Engine:
         attach: Attach | None = None,
         store: Store | None = None,
         early: Spawned | None = None,
+        shared: bool | None = None,
+        host: str | None = None,
     ) -> AsyncIterator[Engine]:
         """Start an app-server for `settings` (or connect over `transport`, or `attach` to a
         running one, again whenever the connection drops) and yield the engine.
@@ -199,7 +202,10 @@ class Engine:
         as its thread shows, beside the engine's use (`restored` waits for it; requests
         that act on those threads wait for it by themselves). A started app-server that
         dies is restarted (with backoff). On exit, pending interactions are declined and
-        running turns stopped (attached, nothing is: see Connection.shut_down).
+        running turns stopped (on a `shared` codex, nothing is: see Connection.shut_down).
+        An attached codex is shared unless `shared` says otherwise (one that `attach` starts
+        for this engine alone, over ssh, ends with it). `host` names the machine codex runs
+        on, among several (`engine.deck`): it is told with its conversations and its state.
 
         A codex that cannot be reached at start, when it can be reached again later (started
         again, or attached to again), leaves the engine open without it: the conversations
@@ -215,7 +221,9 @@ class Engine:
         reached = await reach(settings, cwd, transport, attach, early)
         left_behind: list[str] = []
         try:
-            async with cls._opened(settings, cwd, reached, store, attach is not None) as engine:
+            shared = attach is not None if shared is None else shared
+            opened = cls._opened(settings, cwd, reached, store, shared, host)
+            async with opened as engine:
                 if reached.launch is not None:  # codex runs here: what it leaves, seen here
                     cwds = [str(cwd), *(info.cwd for info in engine.conversations())]
                     left_behind = absent_here(cwds)
@@ -228,7 +236,13 @@ class Engine:
     @classmethod
     @asynccontextmanager
     async def _opened(
-        cls, settings: Settings, cwd: Path, reached: Reach, store: Store | None, shared: bool
+        cls,
+        settings: Settings,
+        cwd: Path,
+        reached: Reach,
+        store: Store | None,
+        shared: bool,
+        host: str | None,
     ) -> AsyncIterator[Engine]:
         # The connection is opened outside the engine's tasks and closed after them: they are
         # cancelled as the engine is left and must not be running when codex goes away; and
@@ -244,7 +258,7 @@ class Engine:
                     raise
                 server, unreached = None, str(error)
             async with task_group() as tasks:
-                engine = cls(settings, server, tasks, cwd, reached.launch, store)
+                engine = cls(settings, server, tasks, cwd, reached.launch, store, host)
                 engine._link.shared = shared
                 if server is None:
                     engine._connection.unreached(unreached, reached.again)
@@ -283,6 +297,10 @@ class Engine:
     def events(self) -> Subscription[EngineEvent]:
         """Every event from now on, in order (iterate with `async for`)."""
         return self._emitter.subscribe()
+
+    def holds(self, conversation_id: str) -> bool:
+        """The conversation is one of this engine's."""
+        return conversation_id in self._conversations
 
     def conversations(self) -> list[ConversationInfo]:
         return [self._lifecycle.info(c) for c in self._conversations.all()]
@@ -514,6 +532,10 @@ class Engine:
     def engine_status(self) -> EngineStatus | None:
         """How codex is, as last told (None: nothing told yet; it is online)."""
         return self._connection.status
+
+    def host_states(self) -> list[EngineStatus]:
+        """None: one engine is one codex (`engine.deck` holds several)."""
+        return []
 
     def general_notices(self) -> list[Notice]:
         """What codex-deck said that belongs to no conversation (a store moved aside, codex

@@ -78,6 +78,8 @@ class ConversationInfo:
     plan_mode: bool = False
     images: tuple[AttachedImage, ...] = ()
     """Images staged for the next message."""
+    host: str | None = None
+    """The machine whose codex holds it (`[hosts]`; None: the only codex there is)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -232,6 +234,15 @@ class EngineStatus(EngineEvent):
     detail: str
     coming_back: bool = False
     """codex is away and being started (or reached) again: what is sent waits for it."""
+    host: str | None = None
+    """Which machine's codex (`[hosts]`; None: the only codex there is)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostJoined(EngineEvent):
+    """A host's engine is open (`[hosts]`): its conversations can be shown."""
+
+    host: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ from engine.conversations.diffs import DiffOf, DiffView
 from engine.conversations.interactions import Answer
 from engine.conversations.session import SessionInfo
 from engine.conversations.turns import SubmitMode
+from engine.deck import Deck, Host
 from engine.engine import SEARCH_HITS, Attach, Engine
 from engine.events import (
     ConversationInfo,
@@ -30,8 +31,9 @@ from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit
 from engine.records.store import Store, default_path
 from engine.results import CommandResult, SubmitOutcome
-from engine.settings import Settings
+from engine.settings import LOCAL_HOST, HostSettings, Settings
 from engine.transport.fanout import Subscription
+from engine.transport.launch import codex_overrides
 from engine.transport.offline import DemoPlace
 from engine.transport.process import Spawned
 
@@ -93,6 +95,10 @@ class Backend(Protocol):
 
     def engine_status(self) -> EngineStatus | None:
         """How codex is, as last told (None: nothing told; it is online)."""
+        ...
+
+    def host_states(self) -> list[EngineStatus]:
+        """Each host's state as last told, with several (`[hosts]`); none with one codex."""
         ...
 
     def session_info(self, conversation_id: str) -> SessionInfo: ...
@@ -181,6 +187,82 @@ def live_backend(
             yield demo
 
     return open_live
+
+
+def deck_backend(
+    settings: Settings,
+    cwd: Path | None = None,
+    early: Spawned | None = None,
+    stored: bool = True,
+) -> OpenBackend:
+    """The local codex and every host of `[hosts]`, as one backend (`engine.deck`): each
+    host's conversations kept in a store of its own beside the local one's (not `stored`:
+    none). `early` is the local codex started ahead, for the first opening."""
+
+    @asynccontextmanager
+    async def open_deck() -> AsyncIterator[Backend]:
+        nonlocal early
+        started, early = early, None
+        path = (settings.store.path or default_path()).expanduser()
+        local = partial(_host_engine, settings, cwd, None, path if stored else None, started)
+        hosts = [Host(LOCAL_HOST, "this machine", local)]
+        for name, host in settings.hosts.items():
+            kept = path.with_name(f"{path.stem}-{name}{path.suffix}") if stored else None
+            opened = partial(_host_engine, settings, cwd, (name, host), kept)
+            hosts.append(Host(name, host.url, opened))
+        async with Deck.open(hosts) as deck:
+            yield deck
+
+    return open_deck
+
+
+@asynccontextmanager
+async def _host_engine(
+    settings: Settings,
+    cwd: Path | None,
+    host: tuple[str, HostSettings] | None,
+    path: Path | None,
+    early: Spawned | None = None,
+) -> AsyncIterator[Engine]:
+    """The engine on one host's codex (None: the local one, perhaps started `early`), its
+    conversations kept at `path` (None: not kept)."""
+    try:
+        store = await anyio.to_thread.run_sync(Store.open, path) if path is not None else None
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
+    try:
+        if host is None:
+            opened = Engine.open(settings, cwd=cwd, store=store, early=early, host=LOCAL_HOST)
+            async with opened as engine:
+                yield engine
+            return
+        name, where = host
+        attach = host_attach(where, codex_overrides(settings))
+        shared = not where.url.startswith("ssh:")
+        there = Path(where.cwd) if where.cwd is not None else cwd
+        opened = Engine.open(
+            settings, cwd=there, store=store, attach=attach, shared=shared, host=name
+        )
+        async with opened as engine:
+            yield engine
+    finally:
+        if store is not None:
+            store.close()
+
+
+def host_attach(host: HostSettings, overrides: tuple[str, ...]) -> Attach:
+    """How to reach a host's codex each time: over ssh (started there, with `overrides`),
+    or its listener."""
+    if host.url.startswith("ssh:"):
+        from engine.transport.ssh import over_ssh
+
+        return partial(over_ssh, host, overrides)
+    from engine.transport.websocket import connect
+
+    token = host.token_file.expanduser() if host.token_file is not None else None
+    return partial(connect, host.url, token)
 
 
 def demo_backend(

@@ -268,6 +268,9 @@ class ReplayBackend:
         """A replay reaches no codex."""
         return None
 
+    def host_states(self) -> list[EngineStatus]:
+        return []
+
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         """A replay sends every event through its stream; nothing came before it."""
         return []

@@ -11,6 +11,7 @@ What the first frame needs (the theme, the keys) is read loosely by `first_frame
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import tomllib
@@ -95,6 +96,43 @@ class StoreSettings:
     """The SQLite file; unset means `codex-deck/codex-deck.sqlite3` in the user data dir."""
 
 
+@dataclass(frozen=True)
+class HostSettings:
+    """Another machine's codex (`[hosts.NAME]`), beside the local one."""
+
+    url: str
+    """`ssh://[USER@]HOST[:PORT]` (codex-deck starts `codex app-server` there over ssh),
+    `unix:///PATH` or `ws://HOST:PORT` (an app-server already listening there)."""
+    token_file: Path | None = None
+    """ws:// only: the file holding the listener's capability token."""
+    codex: str = "codex"
+    """ssh:// only: the command that runs codex on that machine (`app-server` is added), as
+    its shell reads it: `~/.local/bin/codex`, or `env CODEX_HOME=/srv/codex codex`."""
+    ssh_options: list[str] = field(default_factory=list)
+    """ssh:// only: options given to ssh before the host (`["-F", "~/.ssh/deck_config"]`);
+    the user's ssh config and keys decide the rest."""
+    cwd: str | None = None
+    """Working directory of new conversations there (a path on that machine); unset: the
+    local one's."""
+
+
+HOST_SCHEMES = ("ssh", "unix", "ws")
+
+
+def is_loopback(host: str) -> bool:
+    """`host` is this machine's loopback (which every account on it reaches)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+LOCAL_HOST = "local"
+"""The name of the codex on this machine, always there."""
+
+
 Notifications = Literal["both", "bell", "osc9", "off"]
 
 
@@ -128,6 +166,7 @@ class Settings:
     limits: LimitsSettings = field(default_factory=LimitsSettings)
     store: StoreSettings = field(default_factory=StoreSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    hosts: dict[str, HostSettings] = field(default_factory=dict)
 
 
 def env_name(location: list[str]) -> str:
@@ -230,5 +269,7 @@ SECTIONS: dict[str, type[Any]] = {
     "limits": LimitsSettings,
     "store": StoreSettings,
     "ui": UiSettings,
+    "hosts": HostSettings,
 }
-"""The file's tables, and the settings each holds (`[providers.NAME]`: a provider)."""
+"""The file's tables, and the settings each holds (`[providers.NAME]`: a provider;
+`[hosts.NAME]`: a host)."""

@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
 
 import pydantic
 from pydantic import ConfigDict, ValidationError
@@ -23,8 +24,11 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 from engine.errors import SettingsError
 from engine.settings import (
     ENV_PREFIX,
+    HOST_SCHEMES,
+    LOCAL_HOST,
     SECTIONS,
     CodexSettings,
+    HostSettings,
     LimitsSettings,
     ProviderSettings,
     Settings,
@@ -32,6 +36,7 @@ from engine.settings import (
     UiSettings,
     config_path,
     env_name,
+    is_loopback,
     read_toml,
 )
 
@@ -71,6 +76,7 @@ def _checked(kind: type[Any]) -> Any:
 
 # Each section's default is an empty table: pydantic-settings checks the defaults too.
 _PROVIDERS: Any = dict[str, _checked(ProviderSettings)]  # type: ignore[misc]
+_HOSTS: Any = dict[str, _checked(HostSettings)]  # type: ignore[misc]
 _Read: type[Any] = pydantic.create_model(
     "_Read",
     __base__=_Sources,
@@ -79,6 +85,7 @@ _Read: type[Any] = pydantic.create_model(
     limits=(_checked(LimitsSettings), {}),
     store=(_checked(StoreSettings), {}),
     ui=(_checked(UiSettings), {}),
+    hosts=(_HOSTS, {}),
 )
 
 
@@ -102,8 +109,10 @@ def load_settings() -> tuple[Settings, list[str]]:
         limits=_plain(LimitsSettings, read.limits),
         store=_plain(StoreSettings, read.store),
         ui=_plain(UiSettings, read.ui),
+        hosts={name: _plain(HostSettings, h) for name, h in read.hosts.items()},
     )
     _check_provider(settings, path, data)
+    _check_hosts(settings, path, data)
     problems = _unknown_keys(data, path) + _unusable_paths(settings, path)
     return _with_cwd_checked(settings, path, data), problems
 
@@ -120,6 +129,38 @@ def _check_provider(settings: Settings, path: Path, data: dict[str, Any]) -> Non
         known = ", ".join(sorted(settings.providers)) or "none are defined"
         problem = f"{name!r} names no [providers.{name}] table ({known})"
         raise SettingsError(_said(["codex", "provider"], problem, None, path, data))
+
+
+def _check_hosts(settings: Settings, path: Path, data: dict[str, Any]) -> None:
+    """Each host's name and url can be used; a token file is given only where it is read."""
+    for name, host in settings.hosts.items():
+        if name == LOCAL_HOST:
+            problem = f"{LOCAL_HOST!r} is the codex on this machine; name the host otherwise"
+            raise SettingsError(_said(["hosts", name], problem, None, path, data))
+        if not name.replace("-", "").replace("_", "").isalnum():
+            problem = "a host's name is letters, digits, - and _"
+            raise SettingsError(_said(["hosts", name], problem, None, path, data))
+        parts = urlsplit(host.url)
+        scheme = parts.scheme
+        if scheme not in HOST_SCHEMES or not (parts.netloc or parts.path):
+            problem = "should be ssh://[USER@]HOST[:PORT], unix:///PATH or ws://HOST:PORT"
+            raise SettingsError(_said(["hosts", name, "url"], problem, host.url, path, data))
+        if scheme == "ssh" and (parts.hostname is None or parts.path not in ("", "/")):
+            problem = "should be ssh://[USER@]HOST[:PORT] (no path: set `codex` and `cwd`)"
+            raise SettingsError(_said(["hosts", name, "url"], problem, host.url, path, data))
+        if scheme == "ws" and (parts.hostname is None or parts.port is None):
+            problem = "should be ws://HOST:PORT"
+            raise SettingsError(_said(["hosts", name, "url"], problem, host.url, path, data))
+        if scheme == "ws" and host.token_file is None and not is_loopback(parts.hostname or ""):
+            problem = (
+                "is another machine over ws:// with no token_file; an app-server that takes "
+                "connections without a token runs commands for anyone who reaches it (give "
+                "token_file, or reach it over ssh://)"
+            )
+            raise SettingsError(_said(["hosts", name, "url"], problem, host.url, path, data))
+        if host.token_file is not None and scheme != "ws":
+            problem = "is read for ws:// hosts only"
+            raise SettingsError(_said(["hosts", name, "token_file"], problem, None, path, data))
 
 
 def _unusable_paths(settings: Settings, path: Path) -> list[str]:
@@ -206,12 +247,10 @@ def _unknown_keys(data: dict[str, Any], path: Path) -> list[str]:
         if section not in SECTIONS:
             warnings.append(_unknown(path, section, section, list(SECTIONS)))
             continue
-        if section == "providers" and isinstance(body, dict):
-            for name, provider in body.items():
-                if isinstance(provider, dict):
-                    warnings += _unknown_fields(
-                        path, f"providers.{name}", provider, ProviderSettings
-                    )
+        if section in ("providers", "hosts") and isinstance(body, dict):
+            for name, table in body.items():
+                if isinstance(table, dict):
+                    warnings += _unknown_fields(path, f"{section}.{name}", table, SECTIONS[section])
             continue
         if isinstance(body, dict):
             warnings += _unknown_fields(path, section, body, SECTIONS[section])

@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine.errors import SettingsError
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+from engine.settings import is_loopback
 
 
 def checked_connection(url: str, token_file: Path | None, insecure: bool) -> list[str]:

@@ -27,8 +27,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from textual_serve.server import Server
 
-from engine.settings import CONFIG_ENV
-from tui.addresses import is_loopback
+from engine.settings import CONFIG_ENV, is_loopback
 
 SECRET_PARAMETER = "secret"
 SECRET_BYTES = 24

@@ -124,9 +124,11 @@ class Startup:
             self._place = self._early = None
 
     def open_live(self, stored: bool = True) -> AbstractAsyncContextManager[Backend]:
-        from engine.frontend import live_backend
+        from engine.frontend import deck_backend, live_backend
 
         started, self._early = self._early, None  # the head start serves the first opening
+        if self.settings.hosts and self.attach is None:
+            return deck_backend(self.settings, early=started, stored=stored)()
         return live_backend(self.settings, attach=self.attach, early=started, stored=stored)()
 
     def open_unstored(self) -> AbstractAsyncContextManager[Backend]:

@@ -15,6 +15,7 @@ from engine.commands.kinds import (
     Goal,
     Image,
     Model,
+    New,
     Plan,
     Policy,
     Respond,
@@ -68,6 +69,16 @@ def approve(rest: str) -> Answer:
     if scope is None:
         raise ValueError(f"takes `session`, `rule` or `network`, not {rest!r}")
     return Approve(scope)
+
+
+def new(rest: str) -> New:
+    """`[@HOST] [TITLE]`."""
+    if not rest.startswith("@"):
+        return New(rest or None)
+    host, _, title = rest[1:].partition(" ")
+    if not host:
+        raise ValueError("needs a host's name after @")
+    return New(title.strip() or None, host)
 
 
 def plain(answer: Answer) -> Callable[[str], Answer]:

@@ -45,6 +45,8 @@ class Output:
 @dataclass(frozen=True, slots=True)
 class New:
     title: str | None
+    host: str | None = None
+    """`/new @HOST …`: the machine to start it on (`[hosts]`); None: the conversation's."""
 
 
 @dataclass(frozen=True, slots=True)

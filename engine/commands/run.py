@@ -103,6 +103,13 @@ class CommandLine:
                 command.interaction, command.answer, conversation.id
             )
         if isinstance(command, kinds.New):
+            if command.host is not None and command.host != self._core.link.host:
+                where = self._core.link.host or "this codex"
+                return self._notices.failed(
+                    conversation.id,
+                    f"No host {command.host!r} here: conversations start on {where} (other "
+                    "machines are set as [hosts.NAME] in the settings).",
+                )
             created = await self._rooms.lifecycle.new(command.title)
             return CommandResult(True, f"Started {created.title!r}.", created.id)
         if isinstance(command, kinds.Rename):

@@ -106,6 +106,8 @@ class Conversation:
     reasoning_effort: ReasoningEffort | None = None
     """Set with /model; applies from the next turn."""
     turn_ended: anyio.Event = field(default_factory=anyio.Event)
+    host: str | None = None
+    """The machine whose codex holds it (None: the only codex there is)."""
 
     def info(self, pending_interactions: int) -> ConversationInfo:
         return ConversationInfo(
@@ -123,6 +125,7 @@ class Conversation:
             grants=tuple(self.grants),
             plan_mode=self.plan_mode,
             images=tuple(self.images),
+            host=self.host,
         )
 
     def begin_turn(self, turn_id: str) -> bool:
@@ -206,13 +209,19 @@ class Conversation:
 class Conversations:
     """Every conversation by id, and by each Codex thread it ever had."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str | None = None) -> None:
+        self.host = host
+        """The machine whose codex holds them (None: the only codex there is)."""
         self._by_id: dict[str, Conversation] = {}
         self._by_thread: dict[str, tuple[Conversation, int]] = {}
         self._sub_agents: dict[str, Conversation] = {}
 
     def add(self, conversation: Conversation) -> None:
+        conversation.host = self.host
         self._by_id[conversation.id] = conversation
+
+    def __contains__(self, conversation_id: str) -> bool:
+        return conversation_id in self._by_id
 
     def get(self, conversation_id: str) -> Conversation:
         """Raises KeyError with a message naming the id."""

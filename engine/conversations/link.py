@@ -32,6 +32,8 @@ class Link:
     it is back, or will not be."""
     unreached: str = ""
     """Why codex could not be reached at start (while `reached` is None)."""
+    host: str | None = None
+    """The machine it runs on, by its name in `[hosts]` (None: the only codex there is)."""
 
     @property
     def server(self) -> AppServer:

@@ -45,6 +45,8 @@ class SessionInfo:
     """Tokens codex has spent on the goal so far."""
     limits: tuple[LimitWindow, ...] = ()
     """The account's usage limits, as codex last said them (none: not said)."""
+    host: str | None = None
+    """The machine whose codex holds the conversation (None: the only codex there is)."""
 
     @property
     def context_left_percent(self) -> float | None:
@@ -66,6 +68,7 @@ class SessionInfo:
         )
         rows = [
             ("conversation", f"{self.conversation_id} ({self.title})"),
+            *([("host", self.host)] if self.host is not None else []),
             ("state", self.state),
             ("thread", f"{self.thread_id or 'none yet'} (generation {self.generation})"),
             ("model", f"{self.model or 'codex default'} via {self.provider or 'codex default'}"),
@@ -133,6 +136,7 @@ def session_info(
         goal=describe_goal(conversation.goal) if conversation.goal is not None else None,
         goal_tokens=conversation.goal.tokens_used if conversation.goal is not None else 0,
         limits=limits,
+        host=conversation.host,
     )
 
 

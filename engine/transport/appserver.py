@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
-from engine.errors import CodexDeckError, RpcError
+from engine.errors import CodexDeckError, ConnectionClosed, RpcError
 from engine.protocol import (
     AccountReadParams,
     AccountReadResult,
@@ -328,8 +328,11 @@ async def open_app_server(
                 client_info=ClientInfo(name=CLIENT_NAME, title=CLIENT_TITLE, version=__version__),
                 capabilities=InitializeCapabilities(experimental_api=experimental_api),
             )
-            with anyio.fail_after(INITIALIZE_TIMEOUT_SECONDS):
+            with anyio.move_on_after(INITIALIZE_TIMEOUT_SECONDS) as waited:
                 raw = await rpc.request("initialize", params.to_wire())
+            if waited.cancelled_caught:
+                seconds = f"{INITIALIZE_TIMEOUT_SECONDS:.0f}"
+                raise ConnectionClosed(f"codex did not answer `initialize` within {seconds} s")
             info = InitializeResult.read(raw)
             check_codex_version(info.user_agent)
             await rpc.notify("initialized")

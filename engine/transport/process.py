@@ -15,6 +15,7 @@ import socket
 import subprocess
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import anyio
 import anyio.lowlevel
@@ -55,7 +56,8 @@ class Spawned:
     """A `codex app-server` just spawned for `launch`: the process and our ends of its
     stdin, stdout and stderr."""
 
-    launch: Launch
+    launch: Launch | None
+    """None: not codex started here (ssh, starting it on another machine)."""
     popen: subprocess.Popen[bytes]
     stdin: socket.socket
     stdout: socket.socket
@@ -85,11 +87,24 @@ def spawn(launch: Launch) -> Spawned:
     if launch.codex_home is not None:
         env["CODEX_HOME"] = str(launch.codex_home)
     env.update(launch.env)
+    return spawn_command(launch.argv(), launch.cwd, env, launch)
+
+
+def spawn_command(
+    argv: list[str], cwd: Path, env: dict[str, str], launch: Launch | None = None
+) -> Spawned:
+    """Spawn `argv`, an app-server speaking on its stdin and stdout (codex's, or ssh's to
+    codex on another machine), in a session of its own.
+
+    Raises:
+        CodexNotFound: the program cannot be run.
+        SettingsError: the working directory is not there.
+    """
     pairs = [socket.socketpair() for _ in range(3)]
     try:
         popen = subprocess.Popen(
-            launch.argv(),
-            cwd=launch.cwd,
+            argv,
+            cwd=cwd,
             env=env,
             stdin=pairs[0][1].fileno(),
             stdout=pairs[1][1].fileno(),
@@ -99,9 +114,9 @@ def spawn(launch: Launch) -> Spawned:
     except OSError as error:
         for ours, _ in pairs:
             ours.close()
-        if not os.path.isdir(launch.cwd):
-            raise SettingsError(f"cannot start codex in {launch.cwd}: no such directory") from None
-        raise CodexNotFound(f"cannot run {launch.binary}: {error.strerror}") from None
+        if not os.path.isdir(cwd):
+            raise SettingsError(f"cannot start codex in {cwd}: no such directory") from None
+        raise CodexNotFound(f"cannot run {argv[0]}: {error.strerror}") from None
     finally:
         for _, theirs in pairs:
             theirs.close()

@@ -8,8 +8,8 @@ from typing import TypeVar
 
 import anyio
 
-from engine.engine import Engine
 from engine.events import EngineEvent, TurnCompleted
+from engine.frontend import Backend
 from engine.transport.tasks import task_group
 
 E = TypeVar("E", bound=EngineEvent)
@@ -52,7 +52,7 @@ class EventLog:
 
 
 @asynccontextmanager
-async def recording(engine: Engine) -> AsyncIterator[EventLog]:
+async def recording(engine: Backend) -> AsyncIterator[EventLog]:
     log = EventLog()
     events = engine.events()
 

@@ -22,7 +22,7 @@ from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.binary import find_codex
 from engine.transport.launch import launch_for
-from engine.transport.offline import offline_settings
+from engine.transport.offline import ModelServer, offline_settings
 from engine.transport.websocket import connect, daemon_socket, running_daemon
 from tests.e2e.eventlog import recording
 
@@ -40,7 +40,7 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def listening(
-    model: ScriptedModel, home: Path, workspace: Path, *listen: str
+    model: ModelServer, home: Path, workspace: Path, *listen: str
 ) -> AsyncIterator[Process]:
     """`codex app-server --listen …` on the scripted model, as someone would start it;
     entered once codex logs that it listens."""

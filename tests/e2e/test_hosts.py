@@ -1,0 +1,172 @@
+"""A deck of machines (`[hosts]`): the local codex, an app-server listening on a unix socket
+and codex started over ssh (a local sshd), all real, each with its own CODEX_HOME and
+workspace; conversations on each, what they ask answered from anywhere, and one host's
+failure leaving the others alone."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+from anyio.abc import Process
+
+from engine.deck import Deck
+from engine.events import HostJoined, InteractionRequested, InteractionResolved
+from engine.frontend import deck_backend
+from engine.scripted_model import ScriptedModel
+from engine.settings import HostSettings, Settings, StoreSettings
+from engine.transport.binary import find_codex
+from engine.transport.offline import ModelServer, offline_settings
+from tests.e2e.eventlog import EventLog, recording
+from tests.e2e.sshd import Sshd, sshd
+from tests.e2e.test_attach import listening
+
+pytestmark = pytest.mark.anyio
+
+NAMES = ("local", "sock", "box")
+
+
+@dataclass(frozen=True)
+class Machines:
+    settings: Settings
+    """The local codex's, with `[hosts]` sock (unix socket) and box (ssh)."""
+    workspaces: dict[str, Path]
+    homes: dict[str, Path]
+    socket_url: str
+    sshd: Sshd
+
+
+def place(root: Path, what: str) -> dict[str, Path]:
+    made = {name: root / f"{name}-{what}" for name in NAMES}
+    for path in made.values():
+        path.mkdir(parents=True)
+    return made
+
+
+@asynccontextmanager
+async def machines(model: ModelServer, root: Path) -> AsyncIterator[tuple[Machines, Process]]:
+    """Three hosts' codex on the model, their files under `root`, and the listening one's
+    process."""
+    homes, workspaces = place(root, "home"), place(root, "workspace")
+    socket_url = f"unix://{root / 'sock.sock'}"
+    local = offline_settings(Settings(), model, homes["local"])
+    local = replace(
+        local,
+        codex=replace(local.codex, cwd=workspaces["local"]),
+        store=StoreSettings(path=root / "store" / "deck.sqlite3"),
+    )
+    (root / "store").mkdir()
+    async with (
+        listening(model, homes["sock"], workspaces["sock"], socket_url) as listener,
+        sshd(root / "ssh") as server,
+    ):
+        codex = shlex.join(["env", f"CODEX_HOME={homes['box']}", str(find_codex(None).path)])
+        hosts = {
+            "sock": HostSettings(url=socket_url, cwd=str(workspaces["sock"])),
+            "box": HostSettings(
+                url=server.url,
+                codex=codex,
+                ssh_options=["-F", str(server.config)],
+                cwd=str(workspaces["box"]),
+            ),
+        }
+        settings = replace(local, hosts=hosts)
+        yield Machines(settings, workspaces, homes, socket_url, server), listener
+
+
+async def joined(log: EventLog, *names: str) -> None:
+    for name in names:
+        await log.wait_for(HostJoined, lambda e, name=name: e.host == name)  # type: ignore[misc]
+
+
+async def started_on_each(deck: Deck, log: EventLog) -> dict[str, str]:
+    """A conversation on each host, by host."""
+    await joined(log, "sock", "box")
+    here = await deck.new_conversation("here")
+    made = {"local": here.id}
+    for name in ("sock", "box"):
+        result = await deck.execute(here.id, f"/new @{name} on {name}")
+        assert result.ok, result.message
+        assert result.conversation_id is not None
+        made[name] = result.conversation_id
+    return made
+
+
+async def test_three_hosts_run_at_once_and_what_one_asks_is_answered_from_another(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    async with machines(scripted_model, tmp_path) as (there, _):
+        async with deck_backend(there.settings)() as deck, recording(deck) as log:
+            assert isinstance(deck, Deck)
+            made = await started_on_each(deck, log)
+            hosts = {info.id: info.host for info in deck.conversations()}
+            assert hosts == {made[name]: name for name in NAMES}
+            for conversation in made.values():
+                await deck.submit(conversation, "count for me")
+            for conversation in made.values():
+                assert (await log.turn_completed(conversation)).status == "completed"
+
+            # The ssh host's codex asks; it is answered with /approve typed in the local
+            # conversation, and the file is written where that codex runs, only there.
+            await deck.submit(made["box"], "approval")
+            asked = await log.wait_for(
+                InteractionRequested, lambda e: e.conversation_id == made["box"]
+            )
+            assert [p.id for p in deck.pending_interactions()] == [asked.interaction.id]
+            answered = await deck.execute(made["local"], f"/approve {asked.interaction.id}")
+            assert answered.ok, answered.message
+            assert (await log.turn_completed(made["box"], count=2)).status == "completed"
+            assert [n for n in NAMES if (there.workspaces[n] / "out.txt").exists()] == ["box"]
+
+            session = await deck.execute(made["box"], "/session")
+            assert "\nhost              box\n" in session.message
+            nowhere = await deck.execute(made["local"], "/new @nowhere x")
+            assert not nowhere.ok
+            assert nowhere.message == "No host is named 'nowhere' (the hosts: local, sock, box)."
+
+        # Each host's store brings its conversations back on that host.
+        async with deck_backend(there.settings)() as deck, recording(deck) as log:
+            await joined(log, "sock", "box")
+            hosts = {info.id: info.host for info in deck.conversations()}
+            assert hosts == {made[name]: name for name in NAMES}
+            await deck.submit(made["box"], "count for me")
+            assert (await log.turn_completed(made["box"])).status == "completed"
+        for name in ("sock", "box"):
+            assert (tmp_path / "store" / f"deck-{name}.sqlite3").is_file()
+
+
+async def test_two_apps_on_one_listening_host_see_the_same_turn_and_either_answers(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """The terminal app and a browser tab (`codex-deck serve` runs an app of its own) on the
+    same settings: on a listening host both follow the same thread; what its turn asks is
+    asked of both, the one answers, the other's card is closed by codex."""
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        deck_backend(there.settings)() as terminal,
+        recording(terminal) as seen_here,
+    ):
+        assert isinstance(terminal, Deck)
+        made = await started_on_each(terminal, seen_here)
+        await terminal.submit(made["sock"], "count for me")
+        await seen_here.turn_completed(made["sock"])
+        async with deck_backend(there.settings)() as browser, recording(browser) as seen_there:
+            await joined(seen_there, "sock")
+            assert made["sock"] in {info.id for info in browser.conversations()}
+            await terminal.submit(made["sock"], "approval")
+            here = await seen_here.wait_for(InteractionRequested)
+            there_asked = await seen_there.wait_for(InteractionRequested)
+            assert there_asked.conversation_id == made["sock"]
+            answered = await browser.execute(made["sock"], f"/approve {there_asked.interaction.id}")
+            assert answered.ok, answered.message
+            closed = await seen_here.wait_for(
+                InteractionResolved, lambda e: e.interaction_id == here.interaction.id
+            )
+            assert (closed.outcome, closed.by) == ("expired", "codex")
+            assert (await seen_here.turn_completed(made["sock"], count=2)).status == "completed"
+            assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
+            assert terminal.pending_interactions() == []
