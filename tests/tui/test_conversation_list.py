@@ -9,7 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from bench.figures import idle_conversation
-from engine.events import ConversationInfo, ConversationState
+from engine.events import ConversationInfo, ConversationState, EngineStatus
 from tui.widgets.conversation_list import ConversationList
 
 pytestmark = pytest.mark.anyio
@@ -54,3 +54,43 @@ async def test_a_new_state_in_the_same_group_relabels_its_row_and_rebuilds_nothi
             (None, "IDLE"),
             ("a", "· conversation a"),
         ]
+
+
+def told(host: str, status: str, detail: str = "", coming_back: bool = False) -> EngineStatus:
+    return EngineStatus(
+        seq=1,
+        at=0.0,
+        conversation_id=None,
+        status=status,  # type: ignore[arg-type]
+        detail=detail,
+        coming_back=coming_back,
+        host=host,
+    )
+
+
+async def test_with_hosts_each_is_listed_under_its_name_and_state() -> None:
+    app = ListApp()
+    async with app.run_test():
+        listed = app.query_one(ConversationList)
+        for host, status in (("local", "online"), ("box", "starting"), ("gone", "failed")):
+            detail = "ssh: connect to host 127.0.0.1 port 9: Connection refused, said at length"
+            listed.host_state(told(host, status, detail if host == "gone" else "reaching it"))
+        listed.update_conversation(replace(info("b"), host="box"))
+        listed.update_conversation(replace(info("a", "idle"), host="local"))
+        listed.update_conversation(replace(info("c", "idle"), host="box"))
+
+        assert rows(listed) == [
+            (None, "LOCAL ● online"),
+            (None, "  IDLE"),
+            ("a", "· conversation a\n  idle"),
+            (None, "BOX … starting\nreaching it"),
+            (None, "  RUNNING"),
+            ("b", "▶ conversation b\n  running"),
+            (None, "  IDLE"),
+            ("c", "· conversation c\n  idle"),
+            (None, "GONE ✖ failed\nssh: connect to host 127.0.0.1 port 9: Connection refus…"),
+        ]
+        assert listed.listed() == ["a", "b", "c"]
+
+        listed.host_state(told("box", "failed", "reconnecting to codex in 2.0 s", True))
+        assert rows(listed)[3] == (None, "BOX ✖ reconnecting\nreconnecting to codex in 2.0 s")

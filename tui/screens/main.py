@@ -19,6 +19,7 @@ from engine.events import (
     EngineEvent,
     EngineStatus,
     FilesFound,
+    HostJoined,
     InteractionRequested,
     McpServerChanged,
     Notice,
@@ -98,6 +99,8 @@ class MainScreen(PickingScreen):
         """What a new conversation's transcript says first (the demo's tour, offline)."""
         self._demo_tour = demo_tour
         self._infos: dict[str, ConversationInfo] = {}
+        self._hosts: dict[str, EngineStatus] = {}
+        """Each host's state as last told (`[hosts]`; none: one codex)."""
         self.mounted = anyio.Event()
         """Set once the screen's widgets exist (the engine may be ready before they are)."""
 
@@ -162,6 +165,9 @@ class MainScreen(PickingScreen):
         for notice in said:
             if notice.level == "error":
                 self.notify(inert(notice.text), severity="error", markup=False)
+        for state in backend.host_states():
+            self._hosts[state.host or ""] = state
+            self.query_one(ConversationList).host_state(state)
         status = backend.engine_status()
         if isinstance(backend, ReplayBackend):
             self.status.set_engine_state("replay (read-only)")
@@ -184,9 +190,17 @@ class MainScreen(PickingScreen):
         self.view.engine_failed(why)
 
     def _engine_status(self, event: EngineStatus) -> None:
-        """How codex is, in the status bar; a message held for it goes as it comes back."""
+        """How codex is, in the status bar; a message held for it goes as it comes back.
+        Of several hosts, the list shows each one's, and the status bar and the message box
+        follow the host of the conversation shown."""
+        if event.host is not None:
+            self._hosts[event.host] = event
+            self.query_one(ConversationList).host_state(event)
+            if event.host != self._host_shown():
+                return
         detail = "" if event.status == "online" else f" — {event.detail}"
-        self.status.set_engine_state(f"codex {event.status}{detail}")
+        host = f"{event.host}: " if event.host is not None else ""
+        self.status.set_engine_state(f"{host}codex {event.status}{detail}")
         if event.coming_back:
             self.view.codex_away(event.detail)
         elif event.status == "online":
@@ -204,6 +218,9 @@ class MainScreen(PickingScreen):
                 await self._update_conversation(event.info)
             elif isinstance(event, EngineStatus):
                 self._engine_status(event)
+            elif isinstance(event, HostJoined):
+                await self._host_joined(event.host)
+                continue
             elif isinstance(event, McpServerChanged):
                 self.status.mcp_server(event.name, event.status)
             elif isinstance(event, InteractionRequested):
@@ -248,7 +265,23 @@ class MainScreen(PickingScreen):
         if event.conversation_id != self.current:
             info = self._infos.get(event.conversation_id or "")
             name = info.title if info is not None else "a conversation"
+            if info is not None and info.host is not None:
+                name += f" on {info.host}"
             self.post_message(AttentionNeeded(f"codex-deck: {name} needs an answer"))
+
+    def _host_shown(self) -> str | None:
+        """The host of the conversation shown (None: one codex, or nothing shown yet)."""
+        info = self._infos.get(self.current or "")
+        return info.host if info is not None else None
+
+    async def _host_joined(self, host: str) -> None:
+        """A host's engine opened after the rest: show its conversations."""
+        if self.backend is None:
+            return
+        for info in self.backend.conversations():
+            if info.host == host and info.id not in self._infos:
+                await self._update_conversation(info)
+                await self._show_history(info.id, recovered=True)
 
     async def _update_conversation(self, info: ConversationInfo) -> None:
         self._infos[info.id] = info
@@ -310,6 +343,7 @@ class MainScreen(PickingScreen):
         transcript.reads_earlier_from(self.backend)
 
     async def show_conversation(self, conversation_id: str) -> None:
+        before = self._host_shown()
         async with self.changing():  # painted once, all of it shown
             await self.view.show(conversation_id)
             self.query_one(ConversationList).show(conversation_id)
@@ -317,6 +351,9 @@ class MainScreen(PickingScreen):
             self.query_one(SidePanel).show(conversation_id)
             self._refresh_status()
             self._refresh_lines()
+            shown = self._host_shown()
+            if shown != before and shown in self._hosts:
+                self._engine_status(self._hosts[shown])
             if self.view.focus_in_transcripts():
                 self.set_focus(self.view.composer)  # nothing of the other one keeps keys
 

@@ -1,4 +1,5 @@
-"""The conversations, grouped: needs attention, running, idle (archived ones hidden)."""
+"""The conversations, grouped: needs attention, running, idle (archived ones hidden); with
+several hosts (`[hosts]`), first by host, each under its name and state."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from engine.events import BUSY_STATES, ConversationInfo
+from engine.events import BUSY_STATES, ConversationInfo, EngineStatus
 from tui.text import clock, inert
 from tui.widgets.ordered import run_binding
 
@@ -27,6 +28,25 @@ STATE_MARKS = {
     "failed": "✖",
     "result_unknown": "!",
 }
+
+
+HOST_MARKS = {"online": "●", "starting": "…", "stopping": "■", "failed": "✖"}
+HOST_DETAIL_CHARS = 56
+"""Of why a host is not online, what its heading shows (two lines of the list)."""
+
+
+def host_heading(name: str, status: EngineStatus | None) -> Text:
+    """A host's name and state; why, when it is not online."""
+    state = status.status if status is not None else "starting"
+    shown = "reconnecting" if status is not None and status.coming_back else state
+    heading = Text(f"{name.upper()} ", style="bold")
+    heading.append(f"{HOST_MARKS.get(state, ' ')} {shown}", style="bold dim")
+    if status is not None and state != "online" and status.detail:
+        detail = status.detail
+        if len(detail) > HOST_DETAIL_CHARS:
+            detail = detail[: HOST_DETAIL_CHARS - 1] + "…"
+        heading.append(f"\n{inert(detail)}", style="dim")
+    return heading
 
 
 def group_of(info: ConversationInfo) -> str:
@@ -72,6 +92,8 @@ class ConversationList(OptionList):
         self.current: str | None = None
         """The conversation in view."""
         self._shown: list[tuple[str | None, Text]] = []
+        self._hosts: dict[str, EngineStatus | None] = {}
+        """Each host's state as last told, in the order first told (none: one codex)."""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.tick)
@@ -82,6 +104,12 @@ class ConversationList(OptionList):
         self._infos[info.id] = info
         self._rebuild()
 
+    def host_state(self, status: EngineStatus) -> None:
+        """A host's state changed (`status.host` names it)."""
+        assert status.host is not None
+        self._hosts[status.host] = status
+        self._rebuild()
+
     def show(self, conversation_id: str) -> None:
         """Mark the conversation in view (the labels do not change: the highlight marks it)."""
         self.current = conversation_id
@@ -90,7 +118,20 @@ class ConversationList(OptionList):
     def listed(self) -> list[str]:
         """The conversations in the order they are listed."""
         shown = [i for i in self._order if not self._infos[i].archived]
-        return sorted(shown, key=lambda i: GROUPS.index(group_of(self._infos[i])))
+        hosts = self._host_order()
+        return sorted(
+            shown,
+            key=lambda i: (
+                hosts.index(self._infos[i].host or ""),
+                GROUPS.index(group_of(self._infos[i])),
+            ),
+        )
+
+    def _host_order(self) -> list[str]:
+        """The hosts in the order they are listed ("" for conversations of no host)."""
+        told = list(self._hosts)
+        held = (info.host or "" for info in self._infos.values())
+        return told + sorted({host for host in held if host not in self._hosts})
 
     def neighbour(self, step: int) -> str | None:
         """The conversation `step` places from the one in view (wrapping around)."""
@@ -131,8 +172,18 @@ class ConversationList(OptionList):
     def _rows(self) -> list[tuple[str | None, Text]]:
         """Each row's conversation (None for a group's heading) and label."""
         rows: list[tuple[str | None, Text]] = []
-        for group, members in itertools.groupby(self.listed(), lambda i: group_of(self._infos[i])):
-            rows.append((None, Text(group.upper(), style="bold dim")))
+        listed = self.listed()
+        if not self._hosts:
+            return self._grouped(listed, "")
+        for host in self._host_order():
+            rows.append((None, host_heading(host, self._hosts.get(host))))
+            rows += self._grouped([i for i in listed if (self._infos[i].host or "") == host], "  ")
+        return rows
+
+    def _grouped(self, listed: list[str], indent: str) -> list[tuple[str | None, Text]]:
+        rows: list[tuple[str | None, Text]] = []
+        for group, members in itertools.groupby(listed, lambda i: group_of(self._infos[i])):
+            rows.append((None, Text(indent + group.upper(), style="bold dim")))
             rows.extend((i, self._label(self._infos[i])) for i in members)
         return rows
 

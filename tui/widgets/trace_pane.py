@@ -22,6 +22,7 @@ from engine.events import (
     ConversationUpdated,
     EngineEvent,
     FilesFound,
+    HostJoined,
     InteractionRequested,
     InteractionResolved,
     ItemCompleted,
@@ -60,7 +61,7 @@ FIXED_CHARS = 8 + KIND_CHARS + 7 + 4 * 2 + 2
 """The time, kind and took columns, each column's padding, and the scrollbar."""
 TIMELINE_SECONDS = 0.25
 """The timeline is drawn again at most this often while events come."""
-FOR_THE_FRONT_END = (FilesFound, SubAgentActivity)
+FOR_THE_FRONT_END = (FilesFound, SubAgentActivity, HostJoined)
 """Events that tell the front end something (files an @ found, a sub-agent's activity): not
 the trace's."""
 FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")

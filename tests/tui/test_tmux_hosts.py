@@ -1,0 +1,115 @@
+"""A deck of machines as a person uses it, in a real terminal: the local codex, an
+app-server on a unix socket and codex over ssh (a local sshd), each listed under its name and
+state; a conversation started on the ssh host by typing; its approval card left alone by prose
+typed as it comes, then answered with /approve typed in another host's conversation; the ssh
+connection dropped and made again, shown in the list."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import local_settings
+from tests.reliability.test_host_faults import ssh_client_of
+from tests.tui.test_tmux_typing import PROSE, flat, type_slowly
+from tests.tui.tmux import COMMAND, Terminal, message_box, quit_app
+
+CARD = "Run this command?"
+MOST_KEYS = 300
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture
+def hosts(tmp_path: Path, model_url: str) -> Iterator[tuple[str, Path]]:
+    """The other hosts' `[hosts]` tables, and where their files are."""
+    root = tmp_path / "hosts"
+    world = subprocess.Popen(
+        [sys.executable, "-m", "tests.e2e.hosts_world", str(root), model_url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert world.stdout is not None
+    assert world.stdin is not None
+    try:
+        said = []
+        for line in world.stdout:
+            if line.strip() == "ready":
+                break
+            said.append(line)
+        assert said, "the hosts did not start"
+        yield "".join(said), root
+    finally:
+        world.stdin.close()
+        world.wait(30)
+
+
+def port_of(tables: str) -> int:
+    found = re.search(r"ssh://[^@]+@127\.0\.0\.1:(\d+)", tables)
+    assert found is not None, tables
+    return int(found[1])
+
+
+def test_three_hosts_typed_at_as_a_person_does(
+    terminal: Terminal,
+    isolated_settings: Path,
+    model_url: str,
+    tmp_path: Path,
+    hosts: tuple[str, Path],
+) -> None:
+    tables, root = hosts
+    local_workspace = local_settings(isolated_settings, model_url, tmp_path)
+    isolated_settings.write_text(isolated_settings.read_text() + "\n" + tables)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    for heading in ("LOCAL ● online", "SOCK ● online", "BOX ● online"):
+        terminal.wait_for(heading)
+
+    type_slowly(terminal, "", "/new @box on the box")
+    terminal.type("Enter")
+    terminal.wait_for("box: codex online")  # the status bar follows the host in view
+    assert "on the box" in terminal.screen()
+
+    type_slowly(terminal, "", "approval")
+    terminal.type("Enter")
+    typed = ""
+    while CARD not in terminal.screen() and len(typed) < MOST_KEYS:
+        type_slowly(terminal, typed, PROSE[len(typed) % len(PROSE)])
+        typed += PROSE[len(typed) % len(PROSE)]
+    type_slowly(terminal, typed, PROSE)
+    typed += PROSE
+    screen = terminal.screen()
+    assert flat(message_box(screen)) == flat(typed)
+    assert "accepted" not in screen
+    assert "declined" not in screen
+    box_workspace = root / "box-workspace"
+    assert not (box_workspace / "out.txt").exists()
+    found = re.search(r"/approve (\w+)", screen)
+    assert found is not None, screen
+    request = found[1]
+
+    # To the local conversation; the box's request counts there too, and is answered there.
+    terminal.type("C-Up")
+    terminal.wait_for("local: codex online")
+    for _ in typed:
+        terminal.type("BSpace")
+    terminal.wait_until(lambda: message_box(terminal.screen()).startswith("Write to codex"), "box")
+    type_slowly(terminal, "", f"/approve {request}")
+    terminal.type("Enter")
+    terminal.wait_until(lambda: (box_workspace / "out.txt").exists(), "out.txt on the box")
+    assert (box_workspace / "out.txt").read_text() == "hi-from-exec\n"
+    assert not (local_workspace / "out.txt").exists()
+    assert not (root / "sock-workspace" / "out.txt").exists()
+
+    # The ssh connection drops: the list says the box reconnects, then that it is back.
+    os.kill(ssh_client_of(port_of(tables)), signal.SIGKILL)
+    terminal.wait_for("BOX … reconnecting")
+    terminal.wait_for("BOX ● online")
+    quit_app(terminal)
