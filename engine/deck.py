@@ -330,7 +330,11 @@ class Deck:
 
     async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
         """Every host's hits, newest first."""
-        hits = [hit for _, engine in self._engines() for hit in await engine.search(query, limit)]
+        hits = [
+            replace(hit, host=host.name)
+            for host, engine in self._engines()
+            for hit in await engine.search(query, limit)
+        ]
         return sorted(hits, key=lambda hit: hit.at, reverse=True)[:limit]
 
     def side_chats(self, conversation_id: str) -> list[SideChatInfo]:

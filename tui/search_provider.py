@@ -35,6 +35,8 @@ class ConversationSearch(Provider):
         hits = await screen.search_conversations(query)
         for rank, hit in enumerate(hits):
             title, excerpt = inert(hit.title), inert(hit.excerpt)
+            if hit.host is not None:
+                title += f" ({hit.host})"
             shown = Text.assemble((title, "bold"), f" · {hit.where}: ", excerpt)
             if hit.archived:
                 shown.append(" (archived)", style="italic")

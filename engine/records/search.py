@@ -44,6 +44,8 @@ class SearchHit:
     at: float
     archived: bool = False
     thread_id: str | None = None
+    host: str | None = None
+    """The machine whose codex holds the conversation (`[hosts]`; None: the only one)."""
 
 
 def item_texts(item: KnownItem | UnknownItem) -> list[tuple[str, str]]:

@@ -109,6 +109,8 @@ async def test_three_hosts_run_at_once_and_what_one_asks_is_answered_from_anothe
                 await deck.submit(conversation, "count for me")
             for conversation in made.values():
                 assert (await log.turn_completed(conversation)).status == "completed"
+            found = {(hit.conversation_id, hit.host) for hit in await deck.search("count for me")}
+            assert found == {(made[name], name) for name in NAMES}
 
             # The ssh host's codex asks; it is answered with /approve typed in the local
             # conversation, and the file is written where that codex runs, only there.

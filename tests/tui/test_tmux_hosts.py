@@ -76,6 +76,13 @@ def test_three_hosts_typed_at_as_a_person_does(
     terminal.type("Enter")
     terminal.wait_for("box: codex online")  # the status bar follows the host in view
     assert "on the box" in terminal.screen()
+    terminal.type("C-n")  # a new conversation on the host in view
+    terminal.wait_for("Conversation 3")
+    listed = [line.split("▎")[0].strip() for line in terminal.screen().splitlines()]
+    box = listed.index("BOX ● online")
+    assert listed.index("· Conversation 3") > box
+    assert listed.index("· on the box") > box
+    assert "box: codex online" in terminal.screen()
 
     type_slowly(terminal, "", "approval")
     terminal.type("Enter")

@@ -450,6 +450,15 @@ class MainScreen(PickingScreen):
         if self.backend is None:
             return
         count = len(self._infos) + 1
+        host = self._host_shown()
+        if host is not None and self.current is not None:  # on the host in view
+            made = await self.backend.execute(self.current, f"/new @{host} Conversation {count}")
+            if not made.ok or made.conversation_id is None:
+                self.notify(inert(made.message), severity="error", markup=False)
+                return
+            await self._show_created(made.conversation_id)
+            self.set_focus(self.view.composer)
+            return
         created = await self.backend.new_conversation(f"Conversation {count}")
         await self._update_conversation(created)
         await self.show_conversation(created.id)
