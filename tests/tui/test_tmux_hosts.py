@@ -6,18 +6,23 @@ connection dropped and made again, shown in the list."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
 
+from engine.transport.websocket import connect
 from tests.conftest import local_settings
 from tests.reliability.test_host_faults import ssh_client_of
+from tests.tui.test_cli import drain, free_port, serving, shown
 from tests.tui.test_tmux_typing import PROSE, flat, type_slowly
 from tests.tui.tmux import COMMAND, Terminal, message_box, quit_app
 
@@ -119,4 +124,64 @@ def test_three_hosts_typed_at_as_a_person_does(
     os.kill(ssh_client_of(port_of(tables)), signal.SIGKILL)
     terminal.wait_for("BOX … reconnecting")
     terminal.wait_for("BOX ● online")
+    quit_app(terminal)
+
+
+def stored_titles(store: Path) -> list[str]:
+    if not store.exists():
+        return []
+    with sqlite3.connect(store) as kept:
+        return [title for (title,) in kept.execute("SELECT title FROM conversations")]
+
+
+def test_the_terminal_and_a_browser_answer_the_same_request_on_a_listening_host(
+    terminal: Terminal,
+    isolated_settings: Path,
+    model_url: str,
+    tmp_path: Path,
+    hosts: tuple[str, Path],
+) -> None:
+    """`codex-deck serve` on the same settings as the terminal app: the browser's app opens
+    the same hosts; on the listening one it follows the turn the terminal started, is asked
+    what it asks, and answers it; codex closes the terminal's card."""
+    tables, root = hosts
+    local_settings(isolated_settings, model_url, tmp_path)
+    isolated_settings.write_text(isolated_settings.read_text() + "\n" + tables)
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("SOCK ● online")
+    type_slowly(terminal, "", "/new @sock shared work")
+    terminal.type("Enter")
+    terminal.wait_for("sock: codex online")
+    type_slowly(terminal, "", "count for me")
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+    sock_store = tmp_path / "store-sock.sqlite3"
+    terminal.wait_until(lambda: "shared work" in stored_titles(sock_store), "the store")
+
+    port = free_port()
+    with serving(port, "--config", str(isolated_settings)) as (_, link):
+        secret = link.split("?secret=")[1]
+        url = f"ws://127.0.0.1:{port}/ws?width=120&height=36&secret={secret}"
+
+        async def answer_in_the_browser() -> None:
+            browser = await connect(url)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(browser.run)
+                await shown(browser, b"shared work")
+                terminal.type("approval", "Enter")  # sent in the terminal
+                await anyio.to_thread.run_sync(terminal.wait_for, CARD)
+                await shown(browser, b"NEEDS ATTENTION")
+                # ctrl+g goes to the request, in whichever conversation it waits; the key bar
+                # then shows the card's keys; y answers.
+                await browser.send.send(json.dumps(["stdin", "\x07"]).encode())
+                await shown(browser, b"Approve")
+                await browser.send.send(json.dumps(["stdin", "y"]).encode())
+                tasks.start_soon(drain, browser)
+                await anyio.to_thread.run_sync(terminal.wait_for, "codex no longer needs an answer")
+                tasks.cancel_scope.cancel()
+
+        anyio.run(answer_in_the_browser)
+    assert (root / "sock-workspace" / "out.txt").read_text() == "hi-from-exec\n"
+    terminal.wait_until(lambda: f"⚠ {CARD} [" not in terminal.screen(), "nothing to wait for")
+    assert "NEEDS ATTENTION" not in terminal.screen()
     quit_app(terminal)
