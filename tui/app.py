@@ -400,11 +400,13 @@ class CodexDeckApp(ReplayKeys):
         """Close the engine first: pending approvals are declined, running turns stopped.
 
         Ask first when quitting loses something: answers still pending (quitting declines
-        them; attached to a shared codex it declines nothing, its requests wait for the next
-        client), a message written and not sent, images attached to the next message.
+        them; attached to a shared codex, or of a listening host, it declines nothing: those
+        requests wait for the next client), a message written and not sent, images attached
+        to the next message.
         """
         typed = self.main.draft.text if self.playing() is None else ""  # a replay sends none
-        lost = quitting_loses(self.main.backend, typed, self._attached)
+        listening = [n for n, h in self.settings.hosts.items() if not h.url.startswith("ssh:")]
+        lost = quitting_loses(self.main.backend, typed, self._attached, listening)
         if lost and not isinstance(self.screen, ConfirmScreen):
             question = " ".join([*lost, "Quit?"])
             self.push_screen(ConfirmScreen(question), self._quit_if_confirmed)

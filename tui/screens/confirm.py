@@ -3,6 +3,7 @@ it: before quitting loses something, and before running without the store."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -44,12 +45,17 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-def quitting_loses(backend: Backend | None, typed: str, attached: bool) -> list[str]:
-    """What quitting now would lose, in words: requests it declines (none on a shared codex:
-    they wait there for the next client), the message written and not sent, images waiting
-    to go with a message."""
+def quitting_loses(
+    backend: Backend | None, typed: str, attached: bool, shared: Collection[str] = ()
+) -> list[str]:
+    """What quitting now would lose, in words: requests it declines (none on a shared codex,
+    attached to, or a listening host among `shared`: they wait there for the next client),
+    the message written and not sent, images waiting to go with a message."""
     lost = []
     pending = backend.pending_interactions() if backend is not None else []
+    if pending and shared and backend is not None:
+        hosts = {info.id: info.host for info in backend.conversations()}
+        pending = [p for p in pending if hosts.get(p.conversation_id) not in shared]
     if pending and not attached:
         lost.append(
             f"{len(pending)} request(s) from codex still wait for an answer; quitting "
