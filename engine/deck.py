@@ -291,9 +291,12 @@ class Deck:
     def keeps_earlier(self, conversation_id: str) -> bool:
         return self._of(conversation_id).keeps_earlier(conversation_id)
 
-    async def models(self, include_hidden: bool = False) -> list[ModelInfo]:
-        """The local codex's models."""
-        return await self._local.models(include_hidden)
+    async def models(
+        self, include_hidden: bool = False, conversation_id: str | None = None
+    ) -> list[ModelInfo]:
+        """The models of the conversation's host (without one, the local codex's)."""
+        engine = self._of(conversation_id) if conversation_id is not None else self._local
+        return await engine.models(include_hidden)
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]:
         return self._of(conversation_id).full_trace(conversation_id)

@@ -397,8 +397,11 @@ class Engine:
         """Keep a side chat as a new conversation: a durable fork of the parent's thread."""
         return await self._side_questions.promote_side_chat(conversation_id, side_chat_id)
 
-    async def models(self, include_hidden: bool = False) -> list[wire.ModelInfo]:
-        """The models codex offers (`model/list`, every page)."""
+    async def models(
+        self, include_hidden: bool = False, conversation_id: str | None = None
+    ) -> list[wire.ModelInfo]:
+        """The models codex offers (`model/list`, every page); every conversation's codex is
+        this one."""
         return await self._choices.models(include_hidden)
 
     async def find_files(self, conversation_id: str, query: str) -> None:

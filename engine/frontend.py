@@ -82,7 +82,12 @@ class Backend(Protocol):
 
     def keeps_earlier(self, conversation_id: str) -> bool: ...
 
-    async def models(self, include_hidden: bool = False) -> list[ModelInfo]: ...
+    async def models(
+        self, include_hidden: bool = False, conversation_id: str | None = None
+    ) -> list[ModelInfo]:
+        """The models the codex of `conversation_id` offers (any conversation's: the one
+        codex)."""
+        ...
 
     def full_trace(self, conversation_id: str) -> list[EngineEvent]: ...
 

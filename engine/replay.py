@@ -225,7 +225,9 @@ class ReplayBackend:
     async def find_files(self, conversation_id: str, query: str) -> None:
         """A replay has no working directory to search: nothing is found."""
 
-    async def models(self, include_hidden: bool = False) -> list[ModelInfo]:
+    async def models(
+        self, include_hidden: bool = False, conversation_id: str | None = None
+    ) -> list[ModelInfo]:
         """A replay has no codex to ask."""
         return []
 

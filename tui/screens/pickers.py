@@ -25,7 +25,7 @@ class PickingScreen(PanedScreen):
         view = self.view
         assert view.backend is not None
         try:
-            offered = await view.backend.models(include_hidden=hidden)
+            offered = await view.backend.models(hidden, conversation_id)
         except CodexDeckError as error:
             view.note(f"codex could not list its models: {error}")
             view.composer.give_back(line)
