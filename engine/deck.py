@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
-from anyio.abc import TaskGroup
 
 from engine.commands import kinds
 from engine.commands.parse import parsed
@@ -66,9 +65,8 @@ class Deck:
     """The engines of every host, as one backend (`engine.frontend.Backend`). Build with
     `Deck.open`."""
 
-    def __init__(self, hosts: list[Host], tasks: TaskGroup) -> None:
+    def __init__(self, hosts: list[Host]) -> None:
         self._hosts = hosts
-        self._tasks = tasks
         self._stream: Fanout[EngineEvent] = Fanout()
         self._closing = anyio.Event()
         self._seq = itertools.count(1)
@@ -88,7 +86,7 @@ class Deck:
         """
         first, *others = hosts
         async with first.open() as engine, anyio.create_task_group() as tasks:
-            deck = cls(hosts, tasks)
+            deck = cls(hosts)
             deck._joined(first, engine)
             tasks.start_soon(deck._follow, first, engine)
             for host in others:
