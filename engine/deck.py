@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, replace
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,6 +59,9 @@ class Host:
     engine: Engine | None = None
     status: EngineStatus | None = None
     """How it is, as last told."""
+    opening: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    """Its opening, given up when the deck closes first (a host that does not answer would
+    hold the closing for as long as its connection takes to fail)."""
 
 
 class Deck:
@@ -96,12 +99,20 @@ class Deck:
                 yield deck
             finally:
                 deck._closing.set()
+                for host in others:
+                    if host.engine is None:
+                        host.opening.cancel()
         deck._stream.close()
 
     async def _run(self, host: Host) -> None:
         """Hold `host`'s engine open until the deck closes; if it cannot be opened, say why."""
         try:
-            async with host.open() as engine:
+            async with AsyncExitStack() as held:
+                engine: Engine | None = None
+                with host.opening:
+                    engine = await held.enter_async_context(host.open())
+                if engine is None:
+                    return  # the deck closed first
                 self._joined(host, engine)
                 await self._follow(host, engine)
         except (CodexDeckError, OSError) as error:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -28,6 +29,8 @@ from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 pytestmark = pytest.mark.anyio
 
 QUICK = "count for me"
+QUIT_SECONDS = 5
+"""Well under ssh's connect timeout (10 s)."""
 
 
 def others_failed(log: EventLog, host: str) -> int:
@@ -186,3 +189,23 @@ async def test_a_dropped_ssh_connection_is_made_again_and_the_others_run_on(
             crashes=crashes,
         )
         assert crashes == 0
+
+
+async def test_quitting_waits_for_no_host_still_being_reached(
+    scripted_model: ScriptedModel, tmp_path: Path, tally: Ledger
+) -> None:
+    """A host that says nothing is given up on as the deck closes, not waited for (ssh
+    would fail it only after its 10 s connect timeout)."""
+    async with machines(scripted_model, tmp_path) as (there, _), black_hole() as silent:
+        hole = HostSettings(
+            url=f"ssh://{there.sshd.user}@127.0.0.1:{silent}",
+            ssh_options=["-F", str(there.sshd.config)],
+        )
+        settings = replace(there.settings, hosts={"hole": hole})
+        async with deck_backend(settings)() as deck:
+            assert isinstance(deck, Deck)
+            [reaching] = [state for state in deck.host_states() if state.host == "hole"]
+            assert reaching.status == "starting"
+            quitting = time.monotonic()
+        assert time.monotonic() - quitting < QUIT_SECONDS
+        tally("fault", "deck: quit while a silent host is still being reached", crashes=0)
