@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -107,14 +107,12 @@ class Deck:
     async def _run(self, host: Host) -> None:
         """Hold `host`'s engine open until the deck closes; if it cannot be opened, say why."""
         try:
-            async with AsyncExitStack() as held:
-                engine: Engine | None = None
-                with host.opening:
-                    engine = await held.enter_async_context(host.open())
-                if engine is None:
-                    return  # the deck closed first
-                self._joined(host, engine)
-                await self._follow(host, engine)
+            # Cancelled only while its engine is not open (no step between its opening and
+            # `_joined` lets the closing in).
+            with host.opening:
+                async with host.open() as engine:
+                    self._joined(host, engine)
+                    await self._follow(host, engine)
         except (CodexDeckError, OSError) as error:
             host.engine = None
             self._told(host, "failed", f"{host.url}: {error}")
