@@ -202,6 +202,8 @@ class AppServerProcess:
         self.send = send
         self.receive = receive
         self._error_output = error_output
+        self.name = "codex app-server"
+        """What the process is, as its ending is told."""
 
     @classmethod
     async def start(cls, launch: Launch) -> AppServerProcess:
@@ -251,11 +253,11 @@ class AppServerProcess:
             await self._wait()
         code = self.returncode
         if code is None:
-            what = "codex app-server closed its output but is still running"
+            what = f"{self.name} closed its output but is still running"
         elif code < 0:
-            what = f"codex app-server was killed by {_signal_name(-code)}"
+            what = f"{self.name} was killed by {_signal_name(-code)}"
         else:
-            what = f"codex app-server exited with code {code}"
+            what = f"{self.name} exited with code {code}"
         tail = _meaningful(list(self._stderr))[-5:]
         return what + (": " + " | ".join(tail) if tail else "")
 

@@ -47,4 +47,6 @@ async def over_ssh(host: HostSettings, overrides: Sequence[str]) -> AppServerPro
     """`codex app-server` started on `host` over a new ssh connection, as a transport (its
     close ends ssh, and with its input codex there ends too)."""
     spawned = spawn_command(ssh_argv(host, overrides), Path.home(), dict(os.environ))
-    return await AppServerProcess.adopt(spawned)
+    process = await AppServerProcess.adopt(spawned)
+    process.name = f"ssh to {urlsplit(host.url).hostname} (codex app-server there)"
+    return process

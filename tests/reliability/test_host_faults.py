@@ -171,7 +171,10 @@ async def test_a_dropped_ssh_connection_is_made_again_and_the_others_run_on(
         made = await started_on_each(deck, log)
         await turn_on(deck, log, made["box"], 1)
         os.kill(ssh_client_of(there.sshd.port), signal.SIGKILL)
-        await log.wait_for(EngineStatus, lambda e: e.host == "box" and e.status == "failed")
+        dropped = await log.wait_for(
+            EngineStatus, lambda e: e.host == "box" and e.status == "failed"
+        )
+        assert dropped.detail.startswith("ssh to 127.0.0.1 (codex app-server there) was killed")
         for name in ("local", "sock"):
             await turn_on(deck, log, made[name], 1)
         await log.wait_for(
