@@ -269,3 +269,12 @@ async def test_rename_and_archive(deck: Deck) -> None:
     assert engine.conversations()[0].archived
     update = await log.wait_for(ConversationUpdated, lambda e: e.info.archived)
     assert update.info.title == "a better title"
+
+
+async def test_new_on_a_host_with_no_hosts_says_where_conversations_start(deck: Deck) -> None:
+    engine, _ = deck
+    conversation = await engine.new_conversation()
+    result = await engine.execute(conversation.id, "/new @buildbox fix it")
+    assert not result.ok
+    assert result.message.startswith("No host 'buildbox' here: conversations start on this codex")
+    assert [info.id for info in engine.conversations()] == [conversation.id]
