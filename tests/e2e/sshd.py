@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
-from anyio.streams.text import TextReceiveStream
 
-from tests.e2e.test_attach import free_port
+from tests.e2e.test_attach import free_port, logging_process
 
 SSHD = Path("/usr/sbin/sshd")
 START_SECONDS = 10
@@ -98,25 +97,6 @@ def _prepare(place: Path) -> tuple[int, str, Path, Path]:
 async def sshd(place: Path) -> AsyncIterator[Sshd]:
     """An sshd whose files are under `place` (made here)."""
     port, user, server_config, client_config = await anyio.to_thread.run_sync(_prepare, place)
-    process = await anyio.open_process([str(SSHD), "-D", "-e", "-f", str(server_config)])
-    ready = anyio.Event()
-
-    async def read_log() -> None:  # all of it: a full pipe would stop sshd
-        assert process.stderr is not None
-        said = ""
-        async for text in TextReceiveStream(process.stderr):
-            said = (said + text)[-4096:]
-            if "Server listening on 127.0.0.1" in said:
-                ready.set()
-
-    try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(read_log)
-            with anyio.fail_after(START_SECONDS):
-                await ready.wait()
-            yield Sshd(port, user, client_config, process)
-            tasks.cancel_scope.cancel()
-    finally:
-        if process.returncode is None:
-            process.terminate()
-        await process.wait()
+    argv = [str(SSHD), "-D", "-e", "-f", str(server_config)]
+    async with logging_process(argv, None, "Server listening on 127.0.0.1", START_SECONDS) as ps:
+        yield Sshd(port, user, client_config, ps)

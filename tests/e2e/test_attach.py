@@ -47,6 +47,16 @@ async def listening(
     settings = offline_settings(Settings(), model, home)
     argv = [*launch_for(settings, find_codex(None).path, workspace).argv(), "--listen", *listen]
     env = {**os.environ, "CODEX_HOME": str(home), "RUST_LOG": "codex_app_server_transport=info"}
+    async with logging_process(argv, env, "listening", DEADLINE_SECONDS) as process:
+        yield process
+
+
+@asynccontextmanager
+async def logging_process(
+    argv: list[str], env: dict[str, str] | None, ready_when: str, seconds: float
+) -> AsyncIterator[Process]:
+    """`argv` running, entered once its stderr says `ready_when` (read to its end meanwhile:
+    a full pipe would stop it); killed on the way out."""
     process = await anyio.open_process(argv, env=env)
     ready = anyio.Event()
 
@@ -55,13 +65,13 @@ async def listening(
         said = ""
         async for text in TextReceiveStream(process.stderr):
             said = (said + text)[-4096:]
-            if "listening" in said:
+            if ready_when in said:
                 ready.set()
 
     try:
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(read_log)
-            with anyio.fail_after(DEADLINE_SECONDS):
+            with anyio.fail_after(seconds):
                 await ready.wait()
             yield process
             tasks.cancel_scope.cancel()

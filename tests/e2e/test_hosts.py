@@ -96,13 +96,20 @@ async def started_on_each(deck: Deck, log: EventLog) -> dict[str, str]:
     return made
 
 
+@asynccontextmanager
+async def on_deck(settings: Settings) -> AsyncIterator[tuple[Deck, EventLog, dict[str, str]]]:
+    """The deck on `settings`, its events recorded, and a conversation started on each of
+    local, sock and box."""
+    async with deck_backend(settings)() as deck, recording(deck) as log:
+        assert isinstance(deck, Deck)
+        yield deck, log, await started_on_each(deck, log)
+
+
 async def test_three_hosts_run_at_once_and_what_one_asks_is_answered_from_another(
     scripted_model: ScriptedModel, tmp_path: Path
 ) -> None:
     async with machines(scripted_model, tmp_path) as (there, _):
-        async with deck_backend(there.settings)() as deck, recording(deck) as log:
-            assert isinstance(deck, Deck)
-            made = await started_on_each(deck, log)
+        async with on_deck(there.settings) as (deck, log, made):
             hosts = {info.id: info.host for info in deck.conversations()}
             assert hosts == {made[name]: name for name in NAMES}
             for conversation in made.values():
@@ -131,11 +138,11 @@ async def test_three_hosts_run_at_once_and_what_one_asks_is_answered_from_anothe
             assert nowhere.message == "No host is named 'nowhere' (the hosts: local, sock, box)."
 
         # Each host's store brings its conversations back on that host.
-        async with deck_backend(there.settings)() as deck, recording(deck) as log:
+        async with deck_backend(there.settings)() as again, recording(again) as log:
             await joined(log, "sock", "box")
-            hosts = {info.id: info.host for info in deck.conversations()}
+            hosts = {info.id: info.host for info in again.conversations()}
             assert hosts == {made[name]: name for name in NAMES}
-            await deck.submit(made["box"], "count for me")
+            await again.submit(made["box"], "count for me")
             assert (await log.turn_completed(made["box"])).status == "completed"
         for name in ("sock", "box"):
             assert (tmp_path / "store" / f"deck-{name}.sqlite3").is_file()
@@ -149,11 +156,8 @@ async def test_two_apps_on_one_listening_host_see_the_same_turn_and_either_answe
     asked of both, the one answers, the other's card is closed by codex."""
     async with (
         machines(scripted_model, tmp_path) as (there, _),
-        deck_backend(there.settings)() as terminal,
-        recording(terminal) as seen_here,
+        on_deck(there.settings) as (terminal, seen_here, made),
     ):
-        assert isinstance(terminal, Deck)
-        made = await started_on_each(terminal, seen_here)
         await terminal.submit(made["sock"], "count for me")
         await seen_here.turn_completed(made["sock"])
         async with deck_backend(there.settings)() as browser, recording(browser) as seen_there:

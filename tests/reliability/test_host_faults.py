@@ -21,9 +21,9 @@ from engine.events import EngineStatus, Notice
 from engine.frontend import deck_backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import HostSettings
-from tests.e2e.eventlog import EventLog, recording
+from tests.e2e.eventlog import EventLog
 from tests.e2e.test_attach import free_port, listening
-from tests.e2e.test_hosts import machines, started_on_each
+from tests.e2e.test_hosts import machines, on_deck
 from tests.reliability.report import Ledger, asked_of, lost_and_reruns
 
 pytestmark = pytest.mark.anyio
@@ -33,9 +33,15 @@ QUIT_SECONDS = 5
 """Well under ssh's connect timeout (10 s)."""
 
 
-def others_failed(log: EventLog, host: str) -> int:
-    """How many times a host other than `host` was said to be anything but online."""
-    return sum(1 for e in log.of(EngineStatus) if e.host != host and e.status != "online")
+def tallied(
+    tally: Ledger, case: str, model: ScriptedModel, log: EventLog, sent: int, *failing: str
+) -> None:
+    """Count the case: of `sent` messages, lost and sent again; as crashes, how many times a
+    host other than the `failing` ones was said to be anything but online (none may be)."""
+    lost, reruns = lost_and_reruns(asked_of(model), [QUICK] * sent)
+    crashes = sum(1 for e in log.of(EngineStatus) if e.host not in failing and e.status != "online")
+    tally("fault", f"deck: {case}", lost=lost, reruns=reruns, crashes=crashes)
+    assert (lost, reruns, crashes) == (0, 0, 0)
 
 
 async def turn_on(deck: Deck, log: EventLog, conversation: str, count: int) -> None:
@@ -87,12 +93,7 @@ async def test_hosts_unreachable_from_the_start_hold_up_no_other(
         )
         hole = HostSettings(url=f"ssh://{there.sshd.user}@127.0.0.1:{silent}", ssh_options=options)
         hosts = {**there.settings.hosts, "gone": refused, "hole": hole}
-        async with (
-            deck_backend(replace(there.settings, hosts=hosts))() as deck,
-            recording(deck) as log,
-        ):
-            assert isinstance(deck, Deck)
-            made = await started_on_each(deck, log)
+        async with on_deck(replace(there.settings, hosts=hosts)) as (deck, log, made):
             for conversation in made.values():
                 await turn_on(deck, log, conversation, 1)
             # All of it while the silent host is still being reached.
@@ -108,20 +109,8 @@ async def test_hosts_unreachable_from_the_start_hold_up_no_other(
                 EngineStatus, lambda e: e.host == "hole" and e.status == "failed"
             )
             assert "timed out" in silence.detail
-            lost, reruns = lost_and_reruns(asked_of(scripted_model), [QUICK] * 3)
-            crashes = sum(
-                1
-                for e in log.of(EngineStatus)
-                if e.host not in ("gone", "hole") and e.status != "online"
-            )
-            tally(
-                "fault",
-                "deck: hosts unreachable from the start (ssh refused; silent)",
-                lost=lost,
-                reruns=reruns,
-                crashes=crashes,
-            )
-            assert crashes == 0
+            case = "hosts unreachable from the start (ssh refused; silent)"
+            tallied(tally, case, scripted_model, log, 3, "gone", "hole")
 
 
 async def test_a_hosts_app_server_killed_comes_back_and_the_others_run_on(
@@ -129,11 +118,8 @@ async def test_a_hosts_app_server_killed_comes_back_and_the_others_run_on(
 ) -> None:
     async with (
         machines(scripted_model, tmp_path) as (there, listener),
-        deck_backend(there.settings)() as deck,
-        recording(deck) as log,
+        on_deck(there.settings) as (deck, log, made),
     ):
-        assert isinstance(deck, Deck)
-        made = await started_on_each(deck, log)
         listener.kill()
         await listener.wait()
         await log.wait_for(EngineStatus, lambda e: e.host == "sock" and e.status == "starting")
@@ -147,16 +133,8 @@ async def test_a_hosts_app_server_killed_comes_back_and_the_others_run_on(
                 lambda e: e.host == "sock" and e.detail.startswith("codex is back"),
             )
             await turn_on(deck, log, made["sock"], 1)
-        lost, reruns = lost_and_reruns(asked_of(scripted_model), [QUICK] * 3)
-        crashes = others_failed(log, "sock")
-        tally(
-            "fault",
-            "deck: one host's app-server (unix socket) killed",
-            lost=lost,
-            reruns=reruns,
-            crashes=crashes,
-        )
-        assert crashes == 0
+        case = "one host's app-server (unix socket) killed"
+        tallied(tally, case, scripted_model, log, 3, "sock")
 
 
 async def test_a_dropped_ssh_connection_is_made_again_and_the_others_run_on(
@@ -164,11 +142,8 @@ async def test_a_dropped_ssh_connection_is_made_again_and_the_others_run_on(
 ) -> None:
     async with (
         machines(scripted_model, tmp_path) as (there, _),
-        deck_backend(there.settings)() as deck,
-        recording(deck) as log,
+        on_deck(there.settings) as (deck, log, made),
     ):
-        assert isinstance(deck, Deck)
-        made = await started_on_each(deck, log)
         await turn_on(deck, log, made["box"], 1)
         os.kill(ssh_client_of(there.sshd.port), signal.SIGKILL)
         dropped = await log.wait_for(
@@ -182,16 +157,7 @@ async def test_a_dropped_ssh_connection_is_made_again_and_the_others_run_on(
         )
         # The thread goes on where it was, in a codex started again over a new connection.
         await turn_on(deck, log, made["box"], 2)
-        lost, reruns = lost_and_reruns(asked_of(scripted_model), [QUICK] * 4)
-        crashes = others_failed(log, "box")
-        tally(
-            "fault",
-            "deck: one host's ssh connection dropped",
-            lost=lost,
-            reruns=reruns,
-            crashes=crashes,
-        )
-        assert crashes == 0
+        tallied(tally, "one host's ssh connection dropped", scripted_model, log, 4, "box")
 
 
 async def test_quitting_waits_for_no_host_still_being_reached(
