@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from engine.engine import Attach as Attach
     from engine.engine import Engine as Engine
     from engine.images import IMAGE_SUFFIXES as IMAGE_SUFFIXES
+    from engine.records.export import write_private as write_private
     from engine.records.outputs import KeptOutput as KeptOutput
     from engine.records.recording import RecordingError as RecordingError
     from engine.records.recording import event_to_json as event_to_json
@@ -77,6 +78,7 @@ _EXPORTS = {
     "item_texts": "engine.records.search",
     "matches": "engine.records.search",
     "KeptOutput": "engine.records.outputs",
+    "write_private": "engine.records.export",
     "COMMANDS": "engine.commands.parse",
     "Usage": "engine.commands.parse",
     "Answer": "engine.conversations.interactions",

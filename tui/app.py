@@ -9,11 +9,13 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import platformdirs
 from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -395,6 +397,31 @@ class CodexDeckApp(ReplayKeys):
             b for b in self.BINDINGS if isinstance(b, Binding) and self.check_action(b.action, ())
         ]
         self.push_screen(HelpScreen(keys_in(own, self.screen_stack, self.settings.ui.keys)))
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's Screenshot (and `screenshot` action): in a browser, handed to it as
+        Textual does; in a terminal, an SVG for the user alone (0600) in the downloads
+        folder (made if missing: Textual's own failed there), or where `path` says."""
+        if self.is_web:
+            return super().deliver_screenshot(filename, path, time_format)
+        from engine import write_private
+
+        folder = Path(path).expanduser() if path else platformdirs.user_downloads_path()
+        stamp = time.strftime(time_format or "%Y-%m-%dT%H_%M_%S")
+        target = folder / (filename or f"codex-deck_{stamp}.svg")
+        try:
+            write_private(target, self.export_screenshot(), replace=False)
+        except OSError as error:
+            why = error.strerror or str(error)
+            self.notify(f"The screenshot was not saved: {why} ({target})", severity="error")
+            return None
+        self.notify(f"Saved the screenshot to {target}", title="Screenshot", markup=False)
+        return None
 
     async def action_quit(self) -> None:
         """Close the engine first: pending approvals are declined, running turns stopped.
