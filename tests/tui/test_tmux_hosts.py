@@ -72,21 +72,29 @@ def test_three_hosts_typed_at_as_a_person_does(
 ) -> None:
     tables, root = hosts
     local_workspace = local_settings(isolated_settings, model_url, tmp_path)
+    (local_workspace / "box-notes.md").write_text("a file an @box would find\n")
     isolated_settings.write_text(isolated_settings.read_text() + "\n" + tables)
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
     for heading in ("LOCAL ● online", "SOCK ● online", "BOX ● online"):
         terminal.wait_for(heading)
 
+    # `/new @box` and Enter at once: a host, not the file it also matches.
+    type_slowly(terminal, "", "/new @box")
+    terminal.type("Enter")
+    terminal.wait_for("New conversation")
+    assert "box-notes.md" not in terminal.screen()
+
     type_slowly(terminal, "", "/new @box on the box")
     terminal.type("Enter")
-    terminal.wait_for("box: codex online")  # the status bar follows the host in view
-    assert "on the box" in terminal.screen()
+    terminal.wait_for("on the box")
+    assert "box: codex online" in terminal.screen()  # the status bar follows the host in view
     terminal.type("C-n")  # a new conversation on the host in view
-    terminal.wait_for("Conversation 3")
+    terminal.wait_for("Conversation 4")
     listed = [line.split("▎")[0].strip() for line in terminal.screen().splitlines()]
     box = listed.index("BOX ● online")
-    assert listed.index("· Conversation 3") > box
+    assert listed.index("· Conversation 4") > box
     assert listed.index("· on the box") > box
+    assert listed.index("· New conversation") > box
     assert "box: codex online" in terminal.screen()
 
     type_slowly(terminal, "", "approval")

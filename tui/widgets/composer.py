@@ -137,6 +137,10 @@ class Composer(DraftBox):
         return self.screen.query_one(FileCompletion)
 
     def _mention(self) -> Mention | None:
+        """The `@word` at the cursor, a file to find; not in `/new @HOST`, which names a host
+        (a file it matched took Enter)."""
+        if self.text.lstrip().lower().startswith("/new "):
+            return None
         row, column = self.cursor_location
         return mention_at(self.document.get_line(row), row, column)
 
