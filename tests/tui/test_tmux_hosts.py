@@ -84,7 +84,11 @@ def test_three_hosts_typed_at_as_a_person_does(
     terminal.wait_for("New conversation")
     assert "box-notes.md" not in terminal.screen()
 
-    type_slowly(terminal, "", "/new @box on the box")
+    type_slowly(terminal, "", "/new @b")  # the hosts complete after `/new @`
+    terminal.wait_for("@box  start the conversation on this host")
+    terminal.type("Tab")
+    terminal.wait_until(lambda: message_box(terminal.screen()) == "/new @box", "the host put in")
+    type_slowly(terminal, "/new @box ", "on the box")
     terminal.type("Enter")
     terminal.wait_for("on the box")
     assert "box: codex online" in terminal.screen()  # the status bar follows the host in view

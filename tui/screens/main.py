@@ -168,6 +168,7 @@ class MainScreen(PickingScreen):
         for state in backend.host_states():
             self._hosts[state.host or ""] = state
             self.query_one(ConversationList).host_state(state)
+        self.view.composer.hosts = tuple(self._hosts)
         status = backend.engine_status()
         if isinstance(backend, ReplayBackend):
             self.status.set_engine_state("replay (read-only)")
@@ -195,6 +196,7 @@ class MainScreen(PickingScreen):
         follow the host of the conversation shown."""
         if event.host is not None:
             self._hosts[event.host] = event
+            self.view.composer.hosts = tuple(self._hosts)
             self.query_one(ConversationList).host_state(event)
             if event.host != self._host_shown():
                 return

@@ -1,7 +1,8 @@
 """Where the user writes: Enter sends (steers a running turn), Tab queues, Esc stops.
 
-A `/` at the start opens completion of the slash commands with their usage; an `@` opens the
-files that match what follows it (`tui.widgets.mentions`). Up and down on the first or last
+A `/` at the start opens completion of the slash commands with their usage (and, after
+`/new @`, of the hosts); an `@` opens the files that match what follows it
+(`tui.widgets.mentions`). Up and down on the first or last
 line walk through what was sent before.
 """
 
@@ -18,7 +19,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 from textual.widgets.option_list import Option
 
-from engine import COMMANDS, IMAGE_SUFFIXES, Usage
+from engine import COMMANDS, IMAGE_SUFFIXES
 from engine.protocol import TEXT_INPUT_CHARS
 from tui.widgets.completion_list import CompletionList
 from tui.widgets.draft import DraftBox, Mode
@@ -31,12 +32,30 @@ PASTE_SHOWN_LINES = 40
 """A paste longer than this shows in the box as a placeholder, sent as what was pasted."""
 
 
-def completions(text: str) -> list[Usage]:
-    """The commands that complete what is typed (a `/` and part of a name, no space yet)."""
+@dataclass(frozen=True)
+class Completed:
+    """A way to complete what is typed: the line it becomes, and what the list shows."""
+
+    line: str
+    usage: str
+    summary: str
+
+
+def completions(text: str, hosts: Collection[str] = ()) -> list[Completed]:
+    """What completes what is typed: the commands for a `/` and part of a name (no space
+    yet); the `hosts` for `/new @` and part of a name."""
+    if text.startswith("/new @") and " " not in text[len("/new @") :] and "\n" not in text:
+        typed = text[len("/new @") :]
+        said = "start the conversation on this host"
+        return [Completed(f"/new @{h} ", f"@{h}", said) for h in hosts if h.startswith(typed)]
     if not text.startswith("/") or " " in text or "\n" in text or text.startswith("//"):
         return []
     typed = text[1:].lower()
-    return [usage for usage in COMMANDS if usage.name.startswith(typed)]
+    return [
+        Completed(f"/{usage.name} ", usage.line, usage.summary)
+        for usage in COMMANDS
+        if usage.name.startswith(typed)
+    ]
 
 
 class CommandCompletion(CompletionList):
@@ -45,17 +64,17 @@ class CommandCompletion(CompletionList):
     def __init__(self) -> None:
         super().__init__(id="completion")
 
-    def show(self, usages: list[Usage]) -> None:
-        if not usages and not self.option_count:
+    def show(self, found: list[Completed]) -> None:
+        if not found and not self.option_count:
             return  # it is called for every key typed; clearing an empty list re-lays out
         self.clear_options()
-        for usage in usages:
+        for completed in found:
             label = Text()
-            label.append(usage.line, style="bold")
-            label.append(f"  {usage.summary}", style="dim")
-            self.add_option(Option(label, id=usage.name))
-        self.set_class(bool(usages), "-open")
-        if usages:
+            label.append(completed.usage, style="bold")
+            label.append(f"  {completed.summary}", style="dim")
+            self.add_option(Option(label, id=completed.line))
+        self.set_class(bool(found), "-open")
+        if found:
             self.highlighted = 0
 
 
@@ -123,6 +142,8 @@ class Composer(DraftBox):
         without codex); once it is up, the box is emptied as Enter is pressed, so what is
         typed next starts afresh."""
         self.sent: list[str] = []
+        self.hosts: tuple[str, ...] = ()
+        """The hosts `/new @` completes (`[hosts]`; none: one codex)."""
         self._history_at: int | None = None
         self._draft = ""
         self._pasted: dict[str, str] = {}
@@ -186,9 +207,10 @@ class Composer(DraftBox):
         if completion.is_open:
             # It follows the text as the text area says it changed, which can come after
             # this key: a stale list took Enter on `/plan on` typed at full speed as `/stop`.
-            completion.show(completions(self.text))
-        typed_whole_name = any(self.text == f"/{usage.name}" for usage in COMMANDS)
-        if key == "enter" and typed_whole_name:
+            completion.show(completions(self.text, self.hosts))
+        found = completions(self.text, self.hosts)
+        typed_whole_name = any(self.text == completed.line.rstrip() for completed in found)
+        if key == "enter" and typed_whole_name:  # Enter sends it as it is
             completion.show([])
         if completion.is_open and key in ("up", "down", "tab", "enter", "escape"):
             self._stop(event)
@@ -197,9 +219,9 @@ class Composer(DraftBox):
             elif key in ("up", "down"):
                 completion.action_cursor_up() if key == "up" else completion.action_cursor_down()
             else:
-                name = completion.chosen()
-                if name is not None:
-                    self.text = f"/{name} "
+                line = completion.chosen()
+                if line is not None:
+                    self.text = line
                     self.move_cursor(self.document.end)
                 completion.show([])
             return
@@ -344,7 +366,7 @@ class Composer(DraftBox):
         self.move_cursor(self.document.end)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
-        self.completion.show(completions(self.text))
+        self.completion.show(completions(self.text, self.hosts))
         mention = self._mention()
         files = self.files
         if mention is None:
