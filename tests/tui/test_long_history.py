@@ -40,7 +40,7 @@ async def test_a_long_conversation_opens_with_its_latest_and_goes_back_to_its_fi
     async with run_scripted_model() as model, the_app(tmp_path, model, store) as (app, pilot):
         transcript = shown(app, app.main.current or "")
         await until(pilot, lambda: transcript.entries and transcript.settled, "it is drawn")
-        entries = transcript.entries
+        entries = items(transcript)
         assert len(entries) <= 2 * FIRST_ITEMS + 1, "only the latest are read"
         assert isinstance(entries[-1], TurnEntry)
         earlier = transcript.query_one(".earlier")
