@@ -335,6 +335,13 @@ async def test_slash_opens_completion_with_usage(deck: Deck) -> None:
         assert not completion.is_open
 
 
+async def test_the_completion_moved_to_is_the_one_taken(deck: Deck) -> None:
+    async with deck() as (app, pilot):
+        await pilot.press("/", "r", "e", "down", "down")
+        await pilot.press("tab")
+        assert app.main.query_one(Composer).text == "/resend "
+
+
 async def test_a_conversation_out_of_view_that_needs_an_answer_alerts(
     deck: Deck, monkeypatch: pytest.MonkeyPatch
 ) -> None:

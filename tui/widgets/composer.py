@@ -63,10 +63,15 @@ class CommandCompletion(CompletionList):
 
     def __init__(self) -> None:
         super().__init__(id="completion")
+        self._offered: list[str] = []
 
     def show(self, found: list[Completed]) -> None:
-        if not found and not self.option_count:
-            return  # it is called for every key typed; clearing an empty list re-lays out
+        lines = [completed.line for completed in found]
+        if lines == self._offered:
+            # It is called for every key typed: the same list keeps the one moved to (made
+            # again, up and down then tab chose the first), and an empty one is not laid out.
+            return
+        self._offered = lines
         self.clear_options()
         for completed in found:
             label = Text()
