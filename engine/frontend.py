@@ -245,10 +245,9 @@ async def _host_engine(
             return
         name, where = host
         attach = host_attach(where, codex_overrides(settings))
-        shared = not where.url.startswith("ssh:")
         there = Path(where.cwd) if where.cwd is not None else cwd
         opened = Engine.open(
-            settings, cwd=there, store=store, attach=attach, shared=shared, host=name
+            settings, cwd=there, store=store, attach=attach, shared=where.listening, host=name
         )
         async with opened as engine:
             yield engine
@@ -260,7 +259,7 @@ async def _host_engine(
 def host_attach(host: HostSettings, overrides: tuple[str, ...]) -> Attach:
     """How to reach a host's codex each time: over ssh (started there, with `overrides`),
     or its listener."""
-    if host.url.startswith("ssh:"):
+    if not host.listening:
         from engine.transport.ssh import over_ssh
 
         return partial(over_ssh, host, overrides)

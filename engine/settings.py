@@ -115,6 +115,12 @@ class HostSettings:
     """Working directory of new conversations there (a path on that machine); unset: the
     local one's."""
 
+    @property
+    def listening(self) -> bool:
+        """Its codex listens there and runs on without codex-deck (unix://, ws://); over ssh,
+        codex-deck starts it and it ends with the connection."""
+        return not self.url.startswith("ssh:")
+
 
 HOST_SCHEMES = ("ssh", "unix", "ws")
 

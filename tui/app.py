@@ -432,7 +432,7 @@ class CodexDeckApp(ReplayKeys):
         to the next message.
         """
         typed = self.main.draft.text if self.playing() is None else ""  # a replay sends none
-        listening = [n for n, h in self.settings.hosts.items() if not h.url.startswith("ssh:")]
+        listening = [name for name, host in self.settings.hosts.items() if host.listening]
         lost = quitting_loses(self.main.backend, typed, self._attached, listening)
         if lost and not isinstance(self.screen, ConfirmScreen):
             question = " ".join([*lost, "Quit?"])
