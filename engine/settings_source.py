@@ -41,7 +41,9 @@ from engine.settings import (
 )
 
 _T = TypeVar("_T")
-SECRET_KEY = re.compile(r"(token|secret|password|api_key|apikey)", re.IGNORECASE)
+SECRET_KEY = re.compile(r"(token|secret|password|api_key|apikey)(?!_file$)", re.IGNORECASE)
+"""Keys whose values are masked in the report (a `..._file` key names where a secret is read
+from: its path is shown)."""
 MASK = "********"
 
 

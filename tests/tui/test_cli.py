@@ -125,6 +125,23 @@ def test_config_shows_each_setting_with_where_it_comes_from(isolated_settings: P
     assert "store" not in result.stderr
 
 
+def test_config_shows_where_a_host_token_is_read_from_not_the_token(
+    isolated_settings: Path, tmp_path: Path
+) -> None:
+    """A token file's path is no secret (`config` masked it: the user could not see which
+    file a host's token is read from); the token in it is never read into the report."""
+    token = tmp_path / "box.token"
+    token.write_text("the-token-itself-42")
+    isolated_settings.write_text(
+        f'[hosts.box]\nurl = "ws://127.0.0.1:4500"\ntoken_file = "{token}"\n'
+    )
+    result = run("config")
+    assert result.returncode == 0, result.stderr
+    lines = {line.split(" = ")[0].strip(): line for line in result.stdout.splitlines()}
+    assert lines["hosts.box.token_file"].endswith(f'"{token}"    # file')
+    assert "the-token-itself-42" not in result.stdout
+
+
 def test_config_edit_opens_the_editor_and_checks_the_file(
     isolated_settings: Path, tmp_path: Path
 ) -> None:
