@@ -102,6 +102,9 @@ class Replay:
     async def describe_close(self) -> str:
         return "the replay ended"
 
+    def handshaken(self) -> None:
+        pass
+
     async def aclose(self) -> None:
         await self._to_client.aclose()
         await self._from_client.aclose()

@@ -104,6 +104,10 @@ class Transport(Protocol):
     async def describe_close(self) -> str:
         """Why the peer's output ended."""
 
+    def handshaken(self) -> None:
+        """The handshake is done: what the peer said while starting no longer explains why
+        it ends."""
+
     async def aclose(self) -> None:
         """End the connection."""
 
@@ -336,6 +340,7 @@ async def open_app_server(
             info = InitializeResult.read(raw)
             check_codex_version(info.user_agent)
             await rpc.notify("initialized")
+            transport.handshaken()
             yield AppServer(rpc, transport, info)
         finally:
             await transport.aclose()

@@ -232,9 +232,10 @@ class AppServerProcess:
         """The exit code once the process has exited (negative: killed by that signal)."""
         return self._popen.poll()
 
-    def stderr_tail(self) -> list[str]:
-        """The last lines the process wrote to stderr."""
-        return list(self._stderr)
+    def handshaken(self) -> None:
+        """Its start-up warnings (codex's about trust, bubblewrap, PATH aliases: every start)
+        are let go: a close after this is told with what it wrote later."""
+        self._stderr.clear()
 
     async def run(self) -> None:
         """Keep reading stderr (a full pipe would block codex) until it closes; its lines are

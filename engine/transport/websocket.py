@@ -156,6 +156,9 @@ class WebSocketTransport:
     async def describe_close(self) -> str:
         return self._why
 
+    def handshaken(self) -> None:
+        """Nothing to forget: the connection's end is told by how it ended."""
+
     async def aclose(self) -> None:
         with (
             anyio.move_on_after(1),
