@@ -58,6 +58,7 @@ from engine.conversations.user_turns import UserTurns
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import (
     ConversationInfo,
+    ConversationJoined,
     EngineEvent,
     EngineStatus,
     InteractionInfo,
@@ -120,9 +121,12 @@ class Engine:
             self._journal,
             lambda conversation: self._provider_probe.check(conversation),
             quiet=OFFLINE_NOISE if self.offline else (),
+            unknown_thread=self._unknown_thread,
         )
         self._prefetched = Prefetched()
         """The history of conversations brought back at start, asked of codex early."""
+        self._adopting: set[str] = set()
+        """Threads of other apps being looked up in the store (`_unknown_thread`)."""
         self._pages: dict[str, HistoryPages] = {}
         """How far back each conversation's history was read (by `history`, `earlier`)."""
         self._restorer = Restorer(
@@ -281,6 +285,26 @@ class Engine:
                         if store is not None:
                             await store.flush()
                     tasks.cancel_scope.cancel()
+
+    def _unknown_thread(self, thread_id: str) -> None:
+        """A thread of the codex in use that no conversation here has: on a codex other apps
+        use too, codex tells every client of each thread's status (its turns only to those
+        that resumed it); when another codex-deck on the same store runs a conversation on
+        it, that conversation is followed here too (its row is in the store before its
+        first turn starts: a message is recorded before it is sent)."""
+        if not self._link.shared or self._journal.store is None or thread_id in self._adopting:
+            return
+        self._adopting.add(thread_id)
+        self._tasks.start_soon(self._adopt, thread_id)
+
+    async def _adopt(self, thread_id: str) -> None:
+        try:
+            conversation = await self._restorer.adopt(thread_id)
+        finally:
+            self._adopting.discard(thread_id)
+        if conversation is not None:
+            joined = ConversationJoined(**self._emitter.stamp(conversation.id))
+            self._emitter.emit(joined)
 
     async def restored(self) -> None:
         """Wait until the conversations brought back from the store are resumed in codex and

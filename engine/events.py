@@ -246,6 +246,12 @@ class HostJoined(EngineEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ConversationJoined(EngineEvent):
+    """A conversation another app started on a codex both use (a listening host, or
+    `--connect`), followed here from now on: it can be shown, with what its thread holds."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SignInFinished(EngineEvent):
     """A sign-in started with `Engine.sign_in_with_device_code` ended (or failed)."""
 

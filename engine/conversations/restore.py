@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -178,6 +179,27 @@ class Restorer:
             self._emitter.restore(event, turn_id)
         if stored.thread_id is not None:
             self._conversations.bind(conversation, stored.thread_id)
+        return conversation
+
+    async def adopt(self, thread_id: str) -> Conversation | None:
+        """The conversation another app on the same store runs on this thread, brought here
+        and its thread resumed (this app then hears its turns too); None when the store has
+        no such conversation (a sub-agent's thread, a client that is not codex-deck), it is
+        here already, or codex would not resume it."""
+        store = self._journal.store
+        if store is None or self._conversations.owner(thread_id) is not None:
+            return None
+        try:
+            stored = await anyio.to_thread.run_sync(store.conversation_of_thread, thread_id)
+        except sqlite3.Error:
+            return None  # looked up again at the thread's next status
+        if stored is None or stored.archived or stored.id in self._conversations:
+            return None
+        if self._conversations.owner(thread_id) is not None:
+            return None  # brought here meanwhile
+        conversation = await self._add(stored)
+        await self.resume(conversation)
+        self._router.updated(conversation)
         return conversation
 
     async def unarchive(self, stored: StoredConversation) -> Conversation:

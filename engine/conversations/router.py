@@ -95,6 +95,7 @@ class Router:
         journal: Journal,
         unreachable: Callable[[Conversation], None],
         quiet: tuple[str, ...] = (),
+        unknown_thread: Callable[[str], None] = lambda thread_id: None,
     ) -> None:
         self._emitter = emitter
         self._journal = journal
@@ -104,6 +105,8 @@ class Router:
         self.requests = Requests(emitter, conversations, interactions, self.updated, self._unknown)
         """The requests codex asks of the user, from asked to answered."""
         self._quiet = quiet
+        self._unknown_thread = unknown_thread
+        """Told of a thread no conversation here has (another app's, on a shared codex)."""
         self.shell_runs = ShellRuns()
         """The user's `!command`s running under command/exec."""
         self.reports = Reports(
@@ -157,6 +160,8 @@ class Router:
             if earlier is not None:
                 problem = "from an earlier thread of this conversation"
                 self._unknown(earlier, notification.method, notification.to_wire(), problem)
+            else:
+                self._unknown_thread(thread_id)
             return
         if conversation is None:
             self._engine_wide(notification)

@@ -225,27 +225,9 @@ class Store:
     def load(self) -> Loaded:
         """Conversations and the submissions recovery must look at (blocking)."""
         rows = self._connection.execute(
-            "SELECT id, title, cwd, thread_id, generation, archived, plan_mode, "
-            "approval_policy, sandbox, created_at, model, reasoning_effort FROM conversations "
-            "ORDER BY created_at"
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations ORDER BY created_at"
         ).fetchall()
-        conversations = [
-            StoredConversation(
-                id=r[0],
-                title=r[1],
-                cwd=r[2],
-                thread_id=r[3],
-                generation=r[4],
-                archived=bool(r[5]),
-                plan_mode=bool(r[6]),
-                approval_policy=r[7],
-                sandbox=r[8],
-                created_at=r[9],
-                model=r[10],
-                reasoning_effort=r[11],
-            )
-            for r in rows
-        ]
+        conversations = [_stored_conversation(row) for row in rows]
         rows = self._connection.execute(
             "SELECT id, conversation_id, generation, text, mode, state, turn_id, created_at, "
             "images, secret FROM submissions WHERE state IN ('queued', 'sent', 'unknown') "
@@ -271,6 +253,14 @@ class Store:
             "GROUP BY conversation_id"
         ).fetchall()
         return Loaded(conversations, submissions, {r[0]: r[1] for r in unanswered})
+
+    def conversation_of_thread(self, thread_id: str) -> StoredConversation | None:
+        """The conversation whose thread is `thread_id` now, if the store has it (another
+        app on the same store may have written it since this one opened) (blocking)."""
+        row = self._connection.execute(
+            f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE thread_id = ?", (thread_id,)
+        ).fetchone()
+        return None if row is None else _stored_conversation(row)
 
     def threads(self, conversation_id: str) -> dict[int, str]:
         """Every Codex thread the conversation had, by generation (blocking)."""
@@ -391,6 +381,29 @@ class Store:
         self.problem = why
         if first:
             self.on_problem(why)
+
+
+CONVERSATION_COLUMNS = (
+    "id, title, cwd, thread_id, generation, archived, plan_mode, approval_policy, sandbox, "
+    "created_at, model, reasoning_effort"
+)
+
+
+def _stored_conversation(row: Sequence[Any]) -> StoredConversation:
+    return StoredConversation(
+        id=row[0],
+        title=row[1],
+        cwd=row[2],
+        thread_id=row[3],
+        generation=row[4],
+        archived=bool(row[5]),
+        plan_mode=bool(row[6]),
+        approval_policy=row[7],
+        sandbox=row[8],
+        created_at=row[9],
+        model=row[10],
+        reasoning_effort=row[11],
+    )
 
 
 def _paths(stored: str) -> tuple[str, ...]:

@@ -15,7 +15,12 @@ import pytest
 from anyio.abc import Process
 
 from engine.deck import Deck
-from engine.events import HostJoined, InteractionRequested, InteractionResolved
+from engine.events import (
+    ConversationJoined,
+    HostJoined,
+    InteractionRequested,
+    InteractionResolved,
+)
 from engine.frontend import deck_backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import HostSettings, Settings, StoreSettings
@@ -176,3 +181,38 @@ async def test_two_apps_on_one_listening_host_see_the_same_turn_and_either_answe
             assert (await seen_here.turn_completed(made["sock"], count=2)).status == "completed"
             assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
             assert terminal.pending_interactions() == []
+
+
+async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins_the_browser(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """The browser's app was open first: the conversation the terminal then starts on the
+    listening host comes into it (codex tells every client of each thread's status; the
+    store they share names the conversation), under the same id, and is followed from there:
+    what its turn asks is asked there too and answered there."""
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        deck_backend(there.settings)() as browser,
+        recording(browser) as seen_there,
+    ):
+        await joined(seen_there, "sock")
+        async with on_deck(there.settings) as (terminal, seen_here, made):
+            assert made["sock"] not in {info.id for info in browser.conversations()}
+            await terminal.submit(made["sock"], "approval")
+            came = await seen_there.wait_for(ConversationJoined)
+            assert came.conversation_id == made["sock"]
+            listed = {info.id: info for info in browser.conversations()}
+            assert listed[made["sock"]].host == "sock"
+            assert listed[made["sock"]].title == "on sock"
+            # Only the listening host's: the terminal's local and ssh codex are its own.
+            assert made["local"] not in listed
+            assert made["box"] not in listed
+            asked = await seen_there.wait_for(
+                InteractionRequested, lambda e: e.conversation_id == made["sock"]
+            )
+            answered = await browser.execute(made["sock"], f"/approve {asked.interaction.id}")
+            assert answered.ok, answered.message
+            assert (await seen_here.turn_completed(made["sock"])).status == "completed"
+            assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
+            await seen_there.turn_completed(made["sock"])
+            assert len(seen_there.of(ConversationJoined)) == 1

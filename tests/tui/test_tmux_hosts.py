@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -139,13 +138,6 @@ def test_three_hosts_typed_at_as_a_person_does(
     quit_app(terminal)
 
 
-def stored_titles(store: Path) -> list[str]:
-    if not store.exists():
-        return []
-    with sqlite3.connect(store) as kept:
-        return [title for (title,) in kept.execute("SELECT title FROM conversations")]
-
-
 def test_the_terminal_and_a_browser_answer_the_same_request_on_a_listening_host(
     terminal: Terminal,
     isolated_settings: Path,
@@ -153,22 +145,15 @@ def test_the_terminal_and_a_browser_answer_the_same_request_on_a_listening_host(
     tmp_path: Path,
     hosts: tuple[str, Path],
 ) -> None:
-    """`codex-deck serve` on the same settings as the terminal app: the browser's app opens
-    the same hosts; on the listening one it follows the turn the terminal started, is asked
-    what it asks, and answers it; codex closes the terminal's card."""
+    """`codex-deck serve` on the same settings as the terminal app, opened first: the
+    conversation the terminal then starts on the listening host comes into the browser's app
+    as its first turn starts; the browser follows the turn, is asked what it asks, and
+    answers it; codex closes the terminal's card."""
     tables, root = hosts
     local_settings(isolated_settings, model_url, tmp_path)
     isolated_settings.write_text(isolated_settings.read_text() + "\n" + tables)
     terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
     terminal.wait_for("SOCK ● online")
-    type_slowly(terminal, "", "/new @sock shared work")
-    terminal.type("Enter")
-    terminal.wait_for("sock: codex online")
-    type_slowly(terminal, "", "count for me")
-    terminal.type("Enter")
-    terminal.wait_for("turn completed")
-    sock_store = tmp_path / "store-sock.sqlite3"
-    terminal.wait_until(lambda: "shared work" in stored_titles(sock_store), "the store")
 
     port = free_port()
     with serving(port, "--config", str(isolated_settings)) as (_, link):
@@ -179,9 +164,14 @@ def test_the_terminal_and_a_browser_answer_the_same_request_on_a_listening_host(
             browser = await connect(url)
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(browser.run)
-                await shown(browser, b"shared work")
-                terminal.type("approval", "Enter")  # sent in the terminal
+                await shown(browser, b"SOCK")
+                type_slowly(terminal, "", "/new @sock shared work")
+                terminal.type("Enter")
+                terminal.wait_for("sock: codex online")
+                type_slowly(terminal, "", "approval")
+                terminal.type("Enter")  # sent in the terminal
                 await anyio.to_thread.run_sync(terminal.wait_for, CARD)
+                await shown(browser, b"shared work")
                 await shown(browser, b"NEEDS ATTENTION")
                 # ctrl+g goes to the request, in whichever conversation it waits; the key bar
                 # then shows the card's keys; y answers.

@@ -15,6 +15,7 @@ from engine.commands import kinds
 from engine.commands.parse import parsed
 from engine.events import (
     ConversationInfo,
+    ConversationJoined,
     ConversationUpdated,
     EngineEvent,
     EngineStatus,
@@ -223,6 +224,8 @@ class MainScreen(PickingScreen):
             elif isinstance(event, HostJoined):
                 await self._host_joined(event.host)
                 continue
+            elif isinstance(event, ConversationJoined):
+                await self._conversation_joined(event.conversation_id)
             elif isinstance(event, McpServerChanged):
                 self.status.mcp_server(event.name, event.status)
             elif isinstance(event, InteractionRequested):
@@ -282,6 +285,16 @@ class MainScreen(PickingScreen):
             return
         for info in self.backend.conversations():
             if info.host == host and info.id not in self._infos:
+                await self._update_conversation(info)
+                await self._show_history(info.id, recovered=True)
+
+    async def _conversation_joined(self, conversation_id: str | None) -> None:
+        """Another app's conversation on a codex both use is followed here: list it, with
+        what its thread holds so far."""
+        if self.backend is None:
+            return
+        for info in self.backend.conversations():
+            if info.id == conversation_id:
                 await self._update_conversation(info)
                 await self._show_history(info.id, recovered=True)
 

@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from engine.events import (
+    ConversationJoined,
     ConversationUpdated,
     EngineEvent,
     FilesFound,
@@ -124,6 +125,8 @@ def describe(event: EngineEvent) -> Row:
         return Row(event, "tokens", f"{event.usage.total.total_tokens:,} total")
     if isinstance(event, ConversationUpdated):
         return Row(event, "state", event.info.state)
+    if isinstance(event, ConversationJoined):
+        return Row(event, "joined", "started by another app on this codex")
     if isinstance(event, TurnDiff):
         return Row(event, "diff", f"{event.diff.count(chr(10))} lines")
     if isinstance(event, SideChatDelta):
