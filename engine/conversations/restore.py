@@ -74,6 +74,8 @@ class Restorer:
         once when codex could not be reached at start: they are resumed as it is reached,
         before what waits for codex goes)."""
         self._resuming = anyio.CancelScope()
+        self._loaded = False
+        """The store's conversations are all here (`restore` has read them)."""
 
     async def restored(self) -> None:
         """Wait until the conversations brought back from the store are resumed in codex and
@@ -151,6 +153,7 @@ class Restorer:
                     submission.settled = kept.state == "unknown"
                     conversation.unsettled.append(submission)
             self._router.updated(conversation)
+        self._loaded = True
         if not unreached:
             self._link.server.hold(self.resumed)
             tasks.start_soon(self._resume_at_start, prefetch)
@@ -173,9 +176,10 @@ class Restorer:
         """A stored conversation back among the engine's, with its trace and thread."""
         store = self._journal.store
         assert store is not None
+        traced = await anyio.to_thread.run_sync(stored_trace, store, stored.id)
         conversation = restored_conversation(stored)
         self._conversations.add(conversation)
-        for event, turn_id in await anyio.to_thread.run_sync(stored_trace, store, stored.id):
+        for event, turn_id in traced:
             self._emitter.restore(event, turn_id)
         if stored.thread_id is not None:
             self._conversations.bind(conversation, stored.thread_id)
@@ -185,19 +189,19 @@ class Restorer:
         """The conversation another app on the same store runs on this thread, brought here
         and its thread resumed (this app then hears its turns too); None when the store has
         no such conversation (a sub-agent's thread, a client that is not codex-deck), it is
-        here already, or codex would not resume it."""
+        here already (or the store's are still being read), or codex would not resume it."""
         store = self._journal.store
-        if store is None or self._conversations.owner(thread_id) is not None:
+        if store is None or not self._loaded or self._conversations.owner(thread_id) is not None:
             return None
         try:
             stored = await anyio.to_thread.run_sync(store.conversation_of_thread, thread_id)
+            if stored is None or stored.archived or stored.id in self._conversations:
+                return None
+            if self._conversations.owner(thread_id) is not None:
+                return None  # brought here meanwhile
+            conversation = await self._add(stored)
         except sqlite3.Error:
             return None  # looked up again at the thread's next status
-        if stored is None or stored.archived or stored.id in self._conversations:
-            return None
-        if self._conversations.owner(thread_id) is not None:
-            return None  # brought here meanwhile
-        conversation = await self._add(stored)
         await self.resume(conversation)
         self._router.updated(conversation)
         return conversation
