@@ -202,9 +202,26 @@ class Restorer:
             conversation = await self._add(stored)
         except sqlite3.Error:
             return None  # looked up again at the thread's next status
-        await self.resume(conversation)
+        if await self.resume(conversation):
+            running = await self._running_turn(thread_id)
+            if running is not None:  # its start was told only to the app that resumed it
+                self._router.turn_began(conversation, running)
         self._router.updated(conversation)
         return conversation
+
+    async def _running_turn(self, thread_id: str) -> str | None:
+        """The thread's latest turn, if it is running."""
+        params = wire.ThreadTurnsListParams(
+            thread_id=thread_id, limit=1, sort_direction="desc", items_view="notLoaded"
+        )
+        try:
+            page = await self._link.server.call(
+                "thread/turns/list", params, wire.ThreadTurnsListResult
+            )
+        except (RpcError, ConnectionClosed):
+            return None
+        latest = page.data[0] if page.data else None
+        return latest.id if latest is not None and latest.status == "inProgress" else None
 
     async def unarchive(self, stored: StoredConversation) -> Conversation:
         """Bring an archived conversation of the store back: its codex thread unarchived and

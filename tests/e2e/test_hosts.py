@@ -20,6 +20,7 @@ from engine.events import (
     HostJoined,
     InteractionRequested,
     InteractionResolved,
+    TurnStarted,
 )
 from engine.frontend import deck_backend
 from engine.scripted_model import ScriptedModel
@@ -210,6 +211,10 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
             asked = await seen_there.wait_for(
                 InteractionRequested, lambda e: e.conversation_id == made["sock"]
             )
+            # Its turn runs there too (its start was told only to the terminal's app).
+            await seen_there.wait_for(TurnStarted, lambda e: e.conversation_id == made["sock"])
+            states = {info.id: info.state for info in browser.conversations()}
+            assert states[made["sock"]] == "waiting"
             answered = await browser.execute(made["sock"], f"/approve {asked.interaction.id}")
             assert answered.ok, answered.message
             assert (await seen_here.turn_completed(made["sock"])).status == "completed"
