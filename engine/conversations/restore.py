@@ -189,25 +189,52 @@ class Restorer:
         """The conversation another app on the same store runs on this thread, brought here
         and its thread resumed (this app then hears its turns too); None when the store has
         no such conversation (a sub-agent's thread, a client that is not codex-deck), it is
-        here already (or the store's are still being read), or codex would not resume it."""
+        here already (or the store's are still being read), or codex would not resume it.
+        One here already that the other app moved to this thread (/reset) follows it."""
         store = self._journal.store
         if store is None or not self._loaded or self._conversations.owner(thread_id) is not None:
             return None
         try:
             stored = await anyio.to_thread.run_sync(store.conversation_of_thread, thread_id)
-            if stored is None or stored.archived or stored.id in self._conversations:
+            if stored is None or stored.archived or self._conversations.owner(thread_id):
+                return None  # (or brought here meanwhile)
+            if stored.id in self._conversations:
+                await self._moved(self._conversations.get(stored.id), stored, thread_id)
                 return None
-            if self._conversations.owner(thread_id) is not None:
-                return None  # brought here meanwhile
             conversation = await self._add(stored)
         except sqlite3.Error:
             return None  # looked up again at the thread's next status
+        await self._follow(conversation, thread_id)
+        return conversation
+
+    async def _moved(
+        self, conversation: Conversation, stored: StoredConversation, thread_id: str
+    ) -> None:
+        """The other app started the conversation on a new thread (/reset there): follow it."""
+        if stored.generation <= conversation.generation:
+            return
+        if conversation.turn_id is not None:  # the old thread's: no longer followed
+            conversation.end_turn(conversation.turn_id)
+            conversation.idle()
+        conversation.generation = stored.generation
+        conversation.thread = None
+        conversation.token_usage = None
+        self._conversations.bind(conversation, thread_id)
+        self._notice(
+            conversation,
+            "info",
+            f"Reset in another app: a new thread (generation {conversation.generation}), "
+            "followed here from now on.",
+        )
+        await self._follow(conversation, thread_id)
+
+    async def _follow(self, conversation: Conversation, thread_id: str) -> None:
+        """Resume another app's thread here, its running turn (if one runs) known."""
         if await self.resume(conversation):
             running = await self._running_turn(thread_id)
             if running is not None:  # its start was told only to the app that resumed it
                 self._router.turn_began(conversation, running)
         self._router.updated(conversation)
-        return conversation
 
     async def _running_turn(self, thread_id: str) -> str | None:
         """The thread's latest turn, if it is running."""

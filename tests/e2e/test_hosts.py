@@ -20,6 +20,7 @@ from engine.events import (
     HostJoined,
     InteractionRequested,
     InteractionResolved,
+    Notice,
     TurnStarted,
 )
 from engine.frontend import deck_backend
@@ -220,4 +221,12 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
             assert (await seen_here.turn_completed(made["sock"])).status == "completed"
             assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
             await seen_there.turn_completed(made["sock"])
+            # Reset in the terminal: a new thread, which the browser follows as its turn starts.
+            assert (await terminal.execute(made["sock"], "/reset")).ok
+            await terminal.submit(made["sock"], "count for me")
+            await seen_here.turn_completed(made["sock"], count=2)
+            followed = await seen_there.turn_completed(made["sock"], count=2)
+            assert followed.status == "completed"
+            said = [notice.text for notice in seen_there.of(Notice, made["sock"])]
+            assert any(text.startswith("Reset in another app") for text in said)
             assert len(seen_there.of(ConversationJoined)) == 1
