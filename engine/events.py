@@ -112,6 +112,8 @@ class InteractionInfo:
     """For a form: the JSON schema of what to fill in."""
     sub_agent: str | None = None
     """The sub-agent of the conversation that asks (its thread), when not the conversation."""
+    asked_at: float = 0.0
+    """When codex asked (seconds since the epoch; 0: not known)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

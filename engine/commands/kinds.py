@@ -70,6 +70,11 @@ class Quit:
 
 
 @dataclass(frozen=True, slots=True)
+class Inbox:
+    """List every request waiting for an answer (a front end's to do: it opens its inbox)."""
+
+
+@dataclass(frozen=True, slots=True)
 class AccountCommand:
     """Show the account, sign out, or (in a front end) open the sign-in screen."""
 
@@ -237,6 +242,7 @@ Command = (
     | Archive
     | Help
     | Quit
+    | Inbox
     | Resend
     | Continue
     | Threads

@@ -39,6 +39,7 @@ from engine.commands.kinds import (
     Compact,
     Continue,
     Help,
+    Inbox,
     Init,
     Mcp,
     OpenThread,
@@ -249,6 +250,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[ID]",
         "keep a side chat's fork as a new conversation (without the side answers)",
         side_action("promote"),
+    ),
+    Usage(
+        "inbox",
+        "",
+        "every request waiting for your answer, oldest first, in every conversation (alt+i)",
+        no_arguments(Inbox()),
     ),
     Usage("help", "", "list the commands", no_arguments(Help())),
     Usage(

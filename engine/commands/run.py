@@ -219,6 +219,10 @@ class CommandLine:
             return self._notices.failed(
                 conversation.id, "/quit closes the app, which did not take it here: ctrl+q does."
             )
+        if isinstance(command, kinds.Inbox):
+            return self._notices.failed(
+                conversation.id, "/inbox opens the app's inbox, which did not take it here."
+            )
         text = help_text()
         self._notices.say(conversation, "info", text)
         return CommandResult(True, text)

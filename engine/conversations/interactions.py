@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import shlex
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -113,6 +114,7 @@ def describe(
         "conversation_id": conversation_id,
         "turn_id": request.turn_id,
         "item_id": getattr(request, "item_id", None),
+        "asked_at": time.time(),
     }
     if isinstance(request, CommandApprovalRequest):
         actions = tuple(

@@ -35,6 +35,7 @@ from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.reported import reported
+from tui.screens.inbox import Inbox
 from tui.screens.pickers import PickingScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
@@ -79,6 +80,7 @@ class MainScreen(PickingScreen):
             "pagedown", "page(1)", "Page down", id="transcript.page_down", show=False, priority=True
         ),
         Binding("ctrl+g", "go_to_request", "Answer", id="request.next"),
+        Binding("alt+i", "inbox", "Inbox", id="request.inbox", show=False, priority=True),
         Binding("ctrl+end", "follow", "Follow", id="transcript.follow", show=False),
     ]
 
@@ -398,6 +400,30 @@ class MainScreen(PickingScreen):
             await self.show_conversation(elsewhere[0])
             await self.view.reach_request()
 
+    def action_inbox(self) -> None:
+        """Every request waiting for an answer, oldest first (alt+i, /inbox); the one chosen
+        is gone to, and answered on its card."""
+        if self.backend is None:
+            return
+        inbox = Inbox(self.backend.pending_interactions(), dict(self._infos), self.backend.now)
+        self.app.push_screen(inbox, self._go_to_interaction)
+
+    def _go_to_interaction(self, interaction_id: str | None) -> None:
+        if interaction_id is not None:
+            self.run_worker(self.go_to_interaction(interaction_id), group="inbox")
+
+    async def go_to_interaction(self, interaction_id: str) -> None:
+        """Show the conversation where the request waits, and move to its card."""
+        if self.backend is None:
+            return
+        found = [i for i in self.backend.pending_interactions() if i.id == interaction_id]
+        if not found:
+            self.notify("That request no longer waits for an answer.", severity="warning")
+            return
+        if found[0].conversation_id != self.current:
+            await self.show_conversation(found[0].conversation_id)
+        await self.view.reach_request(interaction_id)
+
     def _refresh_status(self) -> None:
         if self.backend is None or self.current is None:
             return
@@ -410,6 +436,9 @@ class MainScreen(PickingScreen):
         command = parsed(event.text)
         if isinstance(command, kinds.Quit):
             self.run_worker(self.app.run_action("quit"), group="quit")
+            return
+        if isinstance(command, kinds.Inbox):
+            self.action_inbox()
             return
         if isinstance(command, kinds.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)

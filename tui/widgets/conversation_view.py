@@ -243,9 +243,9 @@ class ConversationView(Vertical):
         if transcript is not None:
             transcript.follow()
 
-    async def reach_request(self) -> bool:
-        """Move to the request that waits longest here (again: the next one); False when
-        none waits here."""
+    async def reach_request(self, interaction_id: str | None = None) -> bool:
+        """Move to the request that waits longest here (again: the next one), or to the one
+        named; False when none waits here."""
         transcript = self.current_transcript()
         if transcript is None or not transcript.waiting:
             return False
@@ -253,7 +253,8 @@ class ConversationView(Vertical):
         focused = self.screen.focused
         within = [focused, *focused.ancestors] if focused is not None else []
         at = next((n for n, entry in enumerate(waiting) if entry.widget in within), -1)
-        card = await transcript.card(waiting[(at + 1) % len(waiting)])
+        named = [entry for entry in waiting if entry.info.id == interaction_id]
+        card = await transcript.card(named[0] if named else waiting[(at + 1) % len(waiting)])
         if card is not None:
             card.reach()
         return True
