@@ -4,6 +4,7 @@ chosen request's card in its conversation, where a key answers it, and only it."
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.conftest import local_settings
@@ -13,11 +14,11 @@ from tests.tui.tmux import COMMAND, Terminal, quit_app
 TWO = "Inbox: 2 requests wait for your answer, oldest first"
 
 
-def test_the_inbox_lists_every_request_and_goes_to_the_one_chosen(
-    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
-) -> None:
-    workspace = local_settings(isolated_settings, model_url, tmp_path)
-    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+def two_waiting(terminal: Terminal, settings: Path, model_url: str, root: Path) -> Path:
+    """The app in `terminal` with a request waiting in Conversation 1, then one in
+    Conversation 2 (shown); returns the workspace."""
+    workspace = local_settings(settings, model_url, root)
+    terminal.type(f"CODEX_DECK_CONFIG={settings} {COMMAND}", "Enter")
     terminal.wait_for("codex online")
     type_slowly(terminal, "", "approval")
     terminal.type("Enter")
@@ -27,6 +28,13 @@ def test_the_inbox_lists_every_request_and_goes_to_the_one_chosen(
     type_slowly(terminal, "", "approval")
     terminal.type("Enter")
     terminal.wait_until(lambda: terminal.screen().count("[1]") == 2, "two requests listed")
+    return workspace
+
+
+def test_the_inbox_lists_every_request_and_goes_to_the_one_chosen(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = two_waiting(terminal, isolated_settings, model_url, tmp_path)
 
     type_slowly(terminal, "", "/inbox")
     terminal.type("Enter")
@@ -56,3 +64,29 @@ def test_the_inbox_lists_every_request_and_goes_to_the_one_chosen(
     terminal.type("Escape")
     terminal.wait_until(lambda: "Inbox:" not in terminal.screen(), "the inbox to close")
     quit_app(terminal)
+
+
+def test_ctrl_g_goes_to_the_request_here_then_to_each_in_the_order_asked(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = two_waiting(terminal, isolated_settings, model_url, tmp_path)
+    terminal.type("C-g")  # the one here first: Conversation 2's
+    terminal.wait_for("y Approve")
+    ids = re.findall(r"Run this command\?  \[(\w{4})\]", terminal.screen())
+    terminal.type("C-g")  # then the next asked, around: Conversation 1's, in its conversation
+    terminal.wait_until(lambda: shown_id(terminal) not in ("", ids[-1]), "the other card")
+    first = shown_id(terminal)
+    terminal.type("C-g")  # and around again
+    terminal.wait_until(lambda: shown_id(terminal) == ids[-1], "the first card again")
+    terminal.type("y")
+    terminal.wait_for("turn completed")
+    assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+    assert terminal.screen().count("[1]") == 1, "the other still waits"
+    assert first != ids[-1]
+    quit_app(terminal)
+
+
+def shown_id(terminal: Terminal) -> str:
+    """The id of the request whose card has the keys, as the line under it names it."""
+    found = re.search(r"\(or /approve (\w{4})\)", terminal.screen())
+    return found[1] if found is not None and "y Approve" in terminal.screen() else ""

@@ -35,11 +35,12 @@ from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.reported import reported
-from tui.screens.inbox import Inbox
+from tui.screens.inbox import Inbox, oldest_first
 from tui.screens.pickers import PickingScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
+from tui.widgets.card import InteractionCard
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList
 from tui.widgets.conversation_view import ConversationView
@@ -391,14 +392,20 @@ class MainScreen(PickingScreen):
         return True
 
     async def action_go_to_request(self) -> None:
-        """Move to the request that waits longest here (ctrl+g; again: the next one), or,
-        when none waits here, to the first conversation where one does."""
-        if await self.view.reach_request():
+        """Move to the request that waits longest here (ctrl+g), or, when none waits here, to
+        the one that waits longest anywhere; from a card, to the next request in the order
+        they were asked, in whichever conversation (and around again): the inbox's order."""
+        if self.backend is None:
             return
-        elsewhere = [i.id for i in self._infos.values() if i.pending_interactions]
-        if elsewhere:
-            await self.show_conversation(elsewhere[0])
-            await self.view.reach_request()
+        around = self.focused.ancestors_with_self if self.focused is not None else []
+        card = next((w for w in around if isinstance(w, InteractionCard) and not w.resolved), None)
+        if card is None and await self.view.reach_request():
+            return
+        waiting = [info.id for info in oldest_first(self.backend.pending_interactions())]
+        if not waiting:
+            return
+        at = waiting.index(card.info.id) if card is not None and card.info.id in waiting else -1
+        await self.go_to_interaction(waiting[(at + 1) % len(waiting)])
 
     def action_inbox(self) -> None:
         """Every request waiting for an answer, oldest first (alt+i, /inbox); the one chosen
