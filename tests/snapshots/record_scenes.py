@@ -69,6 +69,12 @@ def at_question(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     return asked and isinstance(event, ConversationUpdated) and event.info.pending_interactions > 0
 
 
+def both_asked(event: EngineEvent, seen: list[EngineEvent]) -> bool:
+    """Once a second request waits (the first was asked in the other conversation)."""
+    asked = sum(isinstance(e, InteractionRequested) for e in seen)
+    return asked >= 2 and isinstance(event, ConversationUpdated) and event.info.state == "waiting"
+
+
 @dataclass(frozen=True)
 class Scene:
     text: str
@@ -81,6 +87,8 @@ class Scene:
     """Messages sent first, each waited for until its turn ends."""
     aside: tuple[str, ...] = ()
     """Side questions (`/side …`) asked once `stop` holds, each waited for until answered."""
+    elsewhere: str = ""
+    """A message sent first in a second conversation, waited for until it asks something."""
 
 
 SCENES: dict[str, Scene] = {
@@ -94,6 +102,9 @@ SCENES: dict[str, Scene] = {
     "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
     "question": Scene("ask me", at_question, setup=("/plan on",)),
     "expired": Scene("approval", at_turn_end, answer="/stop"),
+    "inbox": Scene(
+        "add a long file", both_asked, setup=("/approvals untrusted",), elsewhere="approval"
+    ),
     "side": Scene(
         "take your time",
         slow_answer_written,
@@ -125,6 +136,10 @@ async def record(scene: Scene) -> list[EngineEvent]:
                         seen.append(event)
                         if isinstance(event, ConversationUpdated) and event.info.thread_id:
                             return seen
+                if scene.elsewhere:
+                    other = await engine.new_conversation("Deploy script")
+                    await engine.submit(other.id, scene.elsewhere)
+                    await _until(events, seen, at_question)
                 for line in scene.setup:
                     await engine.execute(conversation.id, line)
                 for text in scene.before:
@@ -209,6 +224,8 @@ def normalize(events: list[EngineEvent], workspace: str) -> list[dict[str, Any]]
     for number, row in enumerate(rows, 1):
         row["seq"] = number
         row["at"] = START + number
+        if row["type"] == "InteractionRequested":
+            row["interaction"]["asked_at"] = row["at"]
         _fix_durations(row)
     return rows
 

@@ -60,7 +60,8 @@ async def settled(pilot: Pilot[None]) -> None:
     for _ in range(200):
         await pilot.pause()
         transcripts = app.main.query(Transcript)
-        drawn = all(t.settled and (t.following or not t.display) for t in transcripts)
+        # A transcript out of view draws what came for it once shown.
+        drawn = all(not t.display or (t.settled and t.following) for t in transcripts)
         if transcripts and drawn and app.focused is not None:
             break  # drawn, and followed to its end (a line shown above the box shortens it)
     else:
@@ -153,6 +154,16 @@ def test_pending_approval(snap_compare: Compare) -> None:
     above it says `⚠ Run this command? [qx0a] · ctrl+g goes to it · or /approve qx0a`, the key bar
     offers ^g Answer; the list shows NEEDS ATTENTION with [1]."""
     assert snap_compare(app_for("approval"), terminal_size=(120, 40), run_before=settled)
+
+
+def test_inbox_with_requests_from_two_conversations(snap_compare: Compare) -> None:
+    """alt+i over two conversations waiting: "Inbox: 2 requests wait for your answer, oldest
+    first", then `⚠ Run this command? [qx1a] · Deploy script  waited 0:13` with its command
+    (highlighted), then `⚠ Apply these changes? [qx0a] · Conversation 1  waited 0:01` with
+    the file it writes; "enter goes to its card (answer there) · esc back"."""
+    assert snap_compare(
+        app_for("inbox"), press=["alt+i"], terminal_size=(120, 40), run_before=settled
+    )
 
 
 def test_trace_pane(snap_compare: Compare) -> None:
