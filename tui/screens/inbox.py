@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from engine.events import ConversationInfo, InteractionInfo
+from tui.entries import clipped
 from tui.text import clock, inert
 from tui.widgets.card import TITLES
 
@@ -32,16 +33,19 @@ def asks(info: InteractionInfo) -> str:
         said = " · ".join(question.question for question in info.questions)
     else:
         said = info.message or info.reason or info.server or ""
-    said = " ".join(said.split())
-    return said if len(said) <= ASKED_CHARS else said[: ASKED_CHARS - 1] + "…"
+    return clipped(said, ASKED_CHARS)
+
+
+def named(conversation: ConversationInfo) -> str:
+    """A conversation as the user knows it: its title, and its host's name when it has one."""
+    host = conversation.host
+    return conversation.title if host is None else f"{conversation.title} on {host}"
 
 
 def where(info: InteractionInfo, conversations: Mapping[str, ConversationInfo]) -> str:
     """The conversation (and host, and sub-agent) that asks."""
     conversation = conversations.get(info.conversation_id)
-    said = conversation.title if conversation is not None else info.conversation_id
-    if conversation is not None and conversation.host is not None:
-        said += f" on {conversation.host}"
+    said = named(conversation) if conversation is not None else info.conversation_id
     if info.sub_agent is not None:
         said += " · a sub-agent asks"
     return said

@@ -35,7 +35,7 @@ from engine.frontend import Backend
 from engine.replay import ReplayBackend
 from tui.bridge import AttentionNeeded, EngineBatch
 from tui.reported import reported
-from tui.screens.inbox import Inbox, oldest_first
+from tui.screens.inbox import Inbox, named, oldest_first
 from tui.screens.pickers import PickingScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
@@ -272,9 +272,7 @@ class MainScreen(PickingScreen):
     def _attention(self, event: InteractionRequested) -> None:
         if event.conversation_id != self.current:
             info = self._infos.get(event.conversation_id or "")
-            name = info.title if info is not None else "a conversation"
-            if info is not None and info.host is not None:
-                name += f" on {info.host}"
+            name = named(info) if info is not None else "a conversation"
             self.post_message(AttentionNeeded(f"codex-deck: {name} needs an answer"))
 
     def _host_shown(self) -> str | None:
