@@ -75,10 +75,10 @@ from engine.results import CommandResult, SubmitOutcome
 from engine.settings import Settings
 from engine.side_chats.chat import SideChat
 from engine.side_chats.manager import SideChats
+from engine.side_chats.private import HereCodex, PrivateCodex
 from engine.side_chats.questions import SideQuestions
 from engine.transport.appserver import AppServer, Transport
 from engine.transport.fanout import Subscription
-from engine.transport.launch import Launch
 from engine.transport.offline import OFFLINE_NOISE, is_offline
 from engine.transport.process import Spawned
 from engine.transport.tasks import task_group
@@ -98,7 +98,7 @@ class Engine:
         server: AppServer | None,
         tasks: TaskGroup,
         cwd: Path,
-        launch: Launch | None = None,
+        private: PrivateCodex | None = None,
         store: Store | None = None,
         host: str | None = None,
     ) -> None:
@@ -139,7 +139,7 @@ class Engine:
             self._notices.say,
         )
         self._side_chats = SideChats(
-            self._emitter, lambda: self._link.server, launch, settings.limits.side_answer_chars
+            self._emitter, lambda: self._link.server, private, settings.limits.side_answer_chars
         )
         core = Core(
             settings,
@@ -193,6 +193,7 @@ class Engine:
         early: Spawned | None = None,
         shared: bool | None = None,
         host: str | None = None,
+        side_codex: PrivateCodex | None = None,
     ) -> AsyncIterator[Engine]:
         """Start an app-server for `settings` (or connect over `transport`, or `attach` to a
         running one, again whenever the connection drops) and yield the engine.
@@ -210,6 +211,8 @@ class Engine:
         An attached codex is shared unless `shared` says otherwise (one that `attach` starts
         for this engine alone, over ssh, ends with it). `host` names the machine codex runs
         on, among several (`engine.deck`): it is told with its conversations and its state.
+        Side chats run in a private codex started beside the one codex-deck starts, else as
+        `side_codex` says (on an ssh host, over ssh), else nowhere.
 
         A codex that cannot be reached at start, when it can be reached again later (started
         again, or attached to again), leaves the engine open without it: the conversations
@@ -226,7 +229,8 @@ class Engine:
         left_behind: list[str] = []
         try:
             shared = attach is not None if shared is None else shared
-            opened = cls._opened(settings, cwd, reached, store, shared, host)
+            private = HereCodex(reached.launch) if reached.launch is not None else side_codex
+            opened = cls._opened(settings, cwd, reached, store, shared, host, private)
             async with opened as engine:
                 if reached.launch is not None:  # codex runs here: what it leaves, seen here
                     cwds = [str(cwd), *(info.cwd for info in engine.conversations())]
@@ -247,6 +251,7 @@ class Engine:
         store: Store | None,
         shared: bool,
         host: str | None,
+        private: PrivateCodex | None,
     ) -> AsyncIterator[Engine]:
         # The connection is opened outside the engine's tasks and closed after them: they are
         # cancelled as the engine is left and must not be running when codex goes away; and
@@ -262,7 +267,7 @@ class Engine:
                     raise
                 server, unreached = None, str(error)
             async with task_group() as tasks:
-                engine = cls(settings, server, tasks, cwd, reached.launch, store, host)
+                engine = cls(settings, server, tasks, cwd, private, store, host)
                 engine._link.shared = shared
                 if server is None:
                     engine._connection.unreached(unreached, reached.again)

@@ -32,6 +32,7 @@ from engine.records.search import SearchHit
 from engine.records.store import Store, default_path
 from engine.results import CommandResult, SubmitOutcome
 from engine.settings import LOCAL_HOST, HostSettings, Settings
+from engine.side_chats.private import SshCodex
 from engine.transport.fanout import Subscription
 from engine.transport.launch import codex_overrides
 from engine.transport.offline import DemoPlace
@@ -244,10 +245,18 @@ async def _host_engine(
                 yield engine
             return
         name, where = host
-        attach = host_attach(where, codex_overrides(settings))
+        overrides = codex_overrides(settings)
+        attach = host_attach(where, overrides)
         there = Path(where.cwd) if where.cwd is not None else cwd
+        side = None if where.listening else SshCodex(where, overrides)
         opened = Engine.open(
-            settings, cwd=there, store=store, attach=attach, shared=where.listening, host=name
+            settings,
+            cwd=there,
+            store=store,
+            attach=attach,
+            shared=where.listening,
+            host=name,
+            side_codex=side,
         )
         async with opened as engine:
             yield engine

@@ -4,7 +4,6 @@ private codex process, so nothing said there reaches the conversation itself."""
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +25,8 @@ from engine.events import (
     SideChatUpdated,
     Stamp,
 )
-from engine.transport.appserver import AppServer, Received, spawn_app_server
-from engine.transport.launch import Launch
+from engine.side_chats.private import PrivateCodex
+from engine.transport.appserver import AppServer, Received
 from engine.transport.tasks import task_group
 
 UNTITLED = "Side chat"
@@ -169,12 +168,14 @@ class SideChat:
 
     async def run(
         self,
-        launch: Launch,
+        private: PrivateCodex,
+        overrides: tuple[str, ...],
         fork: wire.ThreadForkParams,
         *,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Start the private codex, fork, and follow it until closed (in the engine's tasks).
+        """Start the private codex (with `overrides`), fork, and follow it until closed (in
+        the engine's tasks).
 
         Raises (before `task_status.started`):
             CodexDeckError: codex could not be started, refused the fork, or forked something
@@ -182,23 +183,21 @@ class SideChat:
         """
         self._set_state("opening")
         try:
-            with tempfile.TemporaryDirectory(prefix="codex-deck-side-") as scratch:
-                self.scratch = Path(scratch)
-                private = dataclasses.replace(launch, cwd=self.scratch)
-                async with spawn_app_server(private) as server:
-                    self.pid = getattr(server.transport, "pid", None)
-                    async with server.notifications() as received:
-                        opened = await _fork(server, fork)
-                        self._server = server
-                        self.opened = opened
-                        self.thread_id = opened.thread.id
-                        self.parent_thread_id = fork.thread_id
-                        self._set_state("idle")
-                        task_status.started()
-                        try:
-                            await self._follow_until_closed(received)
-                        except CodexDeckError as error:
-                            self._fail(str(error))
+            async with private.start(overrides) as started:
+                server = started.server
+                self.pid, self.scratch = started.pid, started.scratch
+                async with server.notifications() as received:
+                    opened = await _fork(server, fork)
+                    self._server = server
+                    self.opened = opened
+                    self.thread_id = opened.thread.id
+                    self.parent_thread_id = fork.thread_id
+                    self._set_state("idle")
+                    task_status.started()
+                    try:
+                        await self._follow_until_closed(received)
+                    except CodexDeckError as error:
+                        self._fail(str(error))
         finally:
             self._server = None
             self.pid = None

@@ -93,8 +93,15 @@ def toml_key(name: str) -> str:
 
 def missing_fields(schema_dir: Path) -> list[str]:
     """The required fields the generated schema in `schema_dir` does not have."""
-    fork = _load(schema_dir / "v2" / "ThreadForkParams.json")
-    response = _load(schema_dir / "v2" / "ThreadForkResponse.json")
+    return missing_in(
+        _load(schema_dir / "v2" / "ThreadForkParams.json"),
+        _load(schema_dir / "v2" / "ThreadForkResponse.json"),
+    )
+
+
+def missing_in(fork: dict[str, Any], response: dict[str, Any]) -> list[str]:
+    """The required fields the schema's `ThreadForkParams` (`fork`) and `ThreadForkResponse`
+    (`response`) do not have."""
     found = response.get("definitions")
     thread = found.get("Thread") if isinstance(found, dict) else None
     definitions = {"ThreadForkParams": fork, "Thread": thread if isinstance(thread, dict) else {}}
@@ -104,6 +111,15 @@ def missing_fields(schema_dir: Path) -> list[str]:
         known = properties if isinstance(properties, dict) else {}
         missing += [f"{name}.{field}" for field in fields if field not in known]
     return missing
+
+
+def refused(missing: list[str]) -> SideChatUnsupported:
+    """What says that this codex lacks `missing`."""
+    return SideChatUnsupported(
+        "This codex is too old for side chats: its protocol has no "
+        + ", ".join(missing)
+        + ". Update Codex to use them."
+    )
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -142,8 +158,4 @@ async def check_support(binary: Path, codex_home: Path | None) -> None:
             )
         missing = missing_fields(out)
     if missing:
-        raise SideChatUnsupported(
-            "This codex is too old for side chats: its protocol has no "
-            + ", ".join(missing)
-            + ". Update Codex to use them."
-        )
+        raise refused(missing)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from itertools import count
 
@@ -17,11 +16,10 @@ from engine.side_chats.isolation import (
     BASE_INSTRUCTIONS,
     DEVELOPER_INSTRUCTIONS,
     SideChatUnsupported,
-    check_support,
     side_overrides,
 )
+from engine.side_chats.private import PrivateCodex
 from engine.transport.appserver import AppServer
-from engine.transport.launch import Launch
 
 
 class SideChats:
@@ -31,13 +29,14 @@ class SideChats:
         self,
         emitter: Emitter,
         parent: Callable[[], AppServer],
-        launch: Launch | None,
+        private: PrivateCodex | None,
         answer_limit: int,
     ) -> None:
         self._emitter = emitter
         self._parent = parent
         """The conversations' app-server (replaced when codex is restarted)."""
-        self._launch = launch
+        self._private = private
+        """Where side chats' codex is started (None: nowhere, codex listens for others)."""
         self._answer_limit = answer_limit
         self._chats: dict[str, SideChat] = {}
         self._active: dict[str, str] = {}
@@ -53,8 +52,12 @@ class SideChats:
                 chats, its config could not be read, or codex refused the fork. Nothing is
                 left running.
         """
-        if self._launch is None:
-            raise SideChatUnsupported("Side chats need codex-deck to start codex itself.")
+        if self._private is None:
+            raise SideChatUnsupported(
+                "Side chats need a codex that codex-deck starts itself (on this machine, or "
+                "on an ssh:// host); this one listens for other apps, so none is started "
+                "for them."
+            )
         thread = conversation.thread
         if conversation.thread_id is None or thread is None:
             raise CodexDeckError("This conversation has no codex thread yet; nothing to fork.")
@@ -65,16 +68,13 @@ class SideChats:
             )
         if not self._checked:
             try:
-                await check_support(self._launch.binary, self._launch.codex_home)
+                await self._private.check()
             except SideChatUnsupported as error:
                 self._unsupported = error
             self._checked = True
         if self._unsupported is not None:
             raise self._unsupported
-        servers = await self._mcp_servers(conversation)
-        launch = dataclasses.replace(
-            self._launch, overrides=(*self._launch.overrides, *side_overrides(servers))
-        )
+        overrides = side_overrides(await self._mcp_servers(conversation))
         fork = wire.ThreadForkParams(
             thread_id=conversation.thread_id,
             ephemeral=True,
@@ -91,7 +91,7 @@ class SideChats:
             f"s{next(self._numbers)}", conversation.id, self._emitter, self._answer_limit
         )
         try:
-            await tasks.start(side.run, launch, fork)
+            await tasks.start(side.run, self._private, overrides, fork)
         except CodexDeckError as error:
             side.give_up(str(error))
             raise

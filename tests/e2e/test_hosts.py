@@ -5,6 +5,7 @@ failure leaving the others alone."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,7 @@ from engine.events import (
     InteractionRequested,
     InteractionResolved,
     Notice,
+    SideChatAnswered,
     TurnStarted,
 )
 from engine.frontend import deck_backend
@@ -30,6 +32,7 @@ from engine.transport.binary import find_codex
 from engine.transport.offline import ModelServer, offline_settings
 from tests.e2e.eventlog import EventLog, recording
 from tests.e2e.sshd import Sshd, sshd
+from tests.e2e.test_side_chats import SIDE_ANSWER, side_requests, tool_names
 from tests.e2e.test_attach import listening
 
 pytestmark = pytest.mark.anyio
@@ -230,3 +233,100 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
             said = [notice.text for notice in seen_there.of(Notice, made["sock"])]
             assert any(text.startswith("Reset in another app") for text in said)
             assert len(seen_there.of(ConversationJoined)) == 1
+
+
+def side_scratches() -> set[Path]:
+    """The side chats' working directories under /tmp (where the ssh host's shell makes them:
+    sshd passes no TMPDIR)."""
+    return set(Path("/tmp").glob("codex-deck-side-*"))
+
+
+def running_in(directory: Path) -> list[list[str]]:
+    """The command lines of the processes whose working directory is `directory`."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if Path(os.readlink(proc / "cwd")) == directory:
+                found.append((proc / "cmdline").read_bytes().decode().split("\0"))
+        except OSError:
+            continue
+    return found
+
+
+async def test_a_side_chat_runs_on_its_conversations_ssh_host_and_not_on_a_listening_one(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """/side in a conversation on the ssh host: its private codex is started there (over an
+    ssh connection of its own, checked there first, every tool off), answers, and leaves
+    nothing behind when closed. A listening host's codex is not codex-deck's to start
+    another beside: /side says so."""
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        on_deck(there.settings) as (
+            deck,
+            log,
+            made,
+        ),
+    ):
+        for name in ("box", "sock"):
+            await deck.submit(made[name], "count for me")
+            await log.turn_completed(made[name])
+        before = side_scratches()
+        asked = await deck.ask_aside(made["box"], "what did you do?")
+        assert asked.ok, asked.message
+        answered = await log.wait_for(SideChatAnswered, lambda e: e.conversation_id == made["box"])
+        assert answered.answer == SIDE_ANSWER
+        [scratch] = side_scratches() - before
+        [private] = [argv for argv in running_in(scratch) if "app-server" in argv]
+        assert str(find_codex(None).path) in private
+        for isolated in (
+            "features.shell_tool=false",
+            'web_search="disabled"',
+            "agents.max_depth=0",
+        ):
+            assert isolated in private
+        [request] = side_requests(scripted_model)
+        assert request.user_text == "what did you do?"
+        assert "count for me" in request.user_texts()
+        assert tool_names(request) in ([], ["request_user_input"])
+        [side] = deck.side_chats(made["box"])
+        closed = await deck.close_side_chat(made["box"])
+        assert closed.ok, closed.message
+        assert not scratch.exists()
+        assert running_in(scratch) == []
+        assert deck.side_chats(made["box"]) == []
+        assert side.state == "idle"
+
+        refused = await deck.ask_aside(made["sock"], "what did you do?")
+        assert not refused.ok
+        assert "listens for other apps" in refused.message
+        assert len(side_requests(scripted_model)) == 1
+
+
+async def test_a_side_chat_on_an_ssh_host_whose_codex_lacks_a_field_is_refused(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """The check is made on the host, with its codex: a codex there whose schema lacks
+    `excludeTurns` (a wrapper around the real binary that removes it) gets no side chat, and
+    nothing is asked of the model."""
+    wrapper = tmp_path / "old-codex"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'{find_codex(None).path} "$@" || exit $?\n'
+        'if [ "$2" = generate-json-schema ]; then\n'
+        '  sed -i \'s/"excludeTurns"/"excludeTurnsGone"/\' "$5/v2/ThreadForkParams.json"\n'
+        "fi\n"
+    )
+    wrapper.chmod(0o755)
+    async with machines(scripted_model, tmp_path) as (there, _):
+        box = there.settings.hosts["box"]
+        old = replace(box, codex=box.codex.replace(str(find_codex(None).path), str(wrapper)))
+        settings = replace(there.settings, hosts={**there.settings.hosts, "box": old})
+        async with on_deck(settings) as (deck, log, made):
+            await deck.submit(made["box"], "count for me")
+            await log.turn_completed(made["box"])
+            refused = await deck.ask_aside(made["box"], "what did you do?")
+            assert not refused.ok
+            assert "too old for side chats" in refused.message
+            assert "ThreadForkParams.excludeTurns" in refused.message
+            assert side_requests(scripted_model) == []
