@@ -13,6 +13,10 @@ from engine.results import CommandResult
 from engine.transport.appserver import AppServer
 
 
+ACCOUNT_TYPES = {"apiKey": "an API key", "chatgpt": "ChatGPT"}
+"""Codex's names of the ways in, as said to the user."""
+
+
 class Account:
     """Sign-in on the codex in use (`current()`: it changes when codex is started again)."""
 
@@ -73,4 +77,5 @@ class Account:
             return f"Not signed in.{needs}"
         who = f" as {account.email}" if account.email else ""
         plan = f" ({account.plan_type})" if account.plan_type else ""
-        return f"Signed in with {account.type}{who}{plan}."
+        way = ACCOUNT_TYPES.get(account.type, account.type)
+        return f"Signed in with {way}{who}{plan}."

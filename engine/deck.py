@@ -36,7 +36,7 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
-from engine.protocol import ModelInfo
+from engine.protocol import LoginStarted, ModelInfo
 from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit
 from engine.results import CommandResult, SubmitOutcome
@@ -75,6 +75,9 @@ class Deck:
         self._seq = itertools.count(1)
         self.offline = False
         """The demo runs on one codex: a deck is never it."""
+        self.needs_sign_in = False
+        """The local codex has no account and needs one (the other hosts go on as they
+        are); signing in goes through it (`sign_in_with_api_key`, …)."""
 
     @classmethod
     @asynccontextmanager
@@ -90,6 +93,7 @@ class Deck:
         first, *others = hosts
         async with first.open() as engine, anyio.create_task_group() as tasks:
             deck = cls(hosts)
+            deck.needs_sign_in = await engine.signed_out()
             deck._joined(first, engine)
             tasks.start_soon(deck._follow, first, engine)
             for host in others:
@@ -205,6 +209,21 @@ class Deck:
         engine = self._hosts[0].engine
         assert engine is not None, "the deck is yielded once it is open"
         return engine
+
+    async def sign_in_with_api_key(self, api_key: str) -> CommandResult:
+        """Sign the local codex in with an API key (see `Engine.sign_in_with_api_key`)."""
+        return await self._local.sign_in_with_api_key(api_key)
+
+    async def sign_in_with_device_code(self) -> LoginStarted:
+        """Start a ChatGPT sign-in of the local codex (see `Engine.sign_in_with_device_code`).
+
+        Raises:
+            RpcError, ConnectionClosed: codex could not start it (its words).
+        """
+        return await self._local.sign_in_with_device_code()
+
+    async def cancel_sign_in(self, login_id: str) -> None:
+        await self._local.cancel_sign_in(login_id)
 
     def host_states(self) -> list[EngineStatus]:
         """Each host's state as last told, the local codex first."""

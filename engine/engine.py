@@ -112,6 +112,9 @@ class Engine:
         self._interactions = Interactions()
         self.offline = is_offline(settings)
         """True when codex runs on the offline scripted model."""
+        self.needs_sign_in = False
+        """codex has no account and needs one (one attached to is used as it is, and the
+        app offers to sign it in)."""
         self._link = Link(server, host=host)
         self._router = Router(
             self._emitter,
@@ -465,6 +468,16 @@ class Engine:
     async def account(self) -> wire.AccountReadResult:
         """The Codex account codex is signed in with (if any), and whether it needs one."""
         return await self._account.read()
+
+    async def signed_out(self) -> bool:
+        """codex is up, needs an account for its models, and has none signed in."""
+        if not self.online:
+            return False
+        try:
+            account = await self.account()
+        except (RpcError, ConnectionClosed):
+            return False  # it went away meanwhile: as it comes back, it says what it needs
+        return account.account is None and account.requires_openai_auth
 
     async def sign_in_with_api_key(self, api_key: str) -> CommandResult:
         """Give codex an API key to keep in its own auth store; codex-deck keeps nothing of it

@@ -44,6 +44,9 @@ class Backend(Protocol):
 
     offline: bool
     """True on the offline scripted model (the demo)."""
+    needs_sign_in: bool
+    """The user's codex (of a deck: the local one) has no account and needs one; the app
+    offers to sign it in."""
 
     def events(self) -> Subscription[EngineEvent]: ...
 
@@ -175,11 +178,9 @@ def live_backend(
         try:
             opened = Engine.open(settings, cwd=cwd, store=store, attach=attach, early=started)
             async with opened as engine:
-                signed_out = False
-                if engine.online:  # else it cannot be asked: the user's codex, as it comes
-                    account = await engine.account()
-                    signed_out = account.account is None and account.requires_openai_auth
-                if attach is not None or not signed_out:
+                # Not online: it cannot be asked; the user's codex, as it comes.
+                engine.needs_sign_in = await engine.signed_out()
+                if attach is not None or not engine.needs_sign_in:
                     served = True
                     yield engine
         finally:

@@ -56,6 +56,7 @@ class ReplayBackend:
     answers everything else read-only."""
 
     offline = True
+    needs_sign_in = False
 
     def __init__(
         self, events: Sequence[EngineEvent], speed: float = math.inf, paused: bool = False

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from tui.bridge import AttentionNeeded
     from tui.recorder import Recorder
     from tui.screens.main import MainScreen
-    from tui.screens.sign_in import OpenAccount
+    from tui.screens.sign_in import Account, OpenAccount
 
 Prepare = Callable[[], tuple[Settings, list[str]]]
 """What the app runs, in a thread, once its first frame is painted: the settings read and
@@ -54,6 +54,10 @@ checked, and what was wrong with them that is no error (`tui.startup.Startup.pre
 SIGNED_OUT = (
     "codex has no account signed in, so this is the offline demo. Sign in to work with your "
     "own codex, or carry on with the demo."
+)
+SIGNED_OUT_HERE = (
+    "The codex on this machine has no account signed in; the other hosts work as they are. "
+    "Sign it in to work here too (esc: later, with /login)."
 )
 
 
@@ -66,6 +70,11 @@ class SignIn:
     open_account: OpenAccount
     open_live: OpenBackend
     offer_at_start: bool = False
+
+
+def already_open(account: Account) -> OpenAccount:
+    """Opens `account`, which is open already (and stays open)."""
+    return lambda: contextlib.nullcontext(account)
 
 
 FIRST_TITLE = "Conversation 1"
@@ -327,9 +336,10 @@ class CodexDeckApp(ReplayKeys):
             hints, self._hints = self._hints, None
             for hint in await hints() if hints is not None else []:
                 self.notify(hint, timeout=15, markup=False)
-            if backend.offline and self._sign_in is not None and self._sign_in.offer_at_start:
+            signed_out = backend.offline or backend.needs_sign_in
+            if signed_out and self._sign_in is not None and self._sign_in.offer_at_start:
                 self._sign_in = replace(self._sign_in, offer_at_start=False)
-                self.offer_sign_in(SIGNED_OUT)
+                self.offer_sign_in(SIGNED_OUT if backend.offline else SIGNED_OUT_HERE)
             from tui.bridge import EngineBatch
 
             while True:
@@ -352,9 +362,17 @@ class CodexDeckApp(ReplayKeys):
         if self._sign_in is None:
             self.notify("This codex-deck has no codex of yours to sign in.", severity="error")
             return
-        from tui.screens.sign_in import SignInScreen
+        from tui.screens.sign_in import Account, SignInScreen
 
-        self.push_screen(SignInScreen(self._sign_in.open_account, why), self._signed_in)
+        backend = self.main.backend if self.opened else None
+        open_account = self._sign_in.open_account
+        if backend is not None and not backend.offline and isinstance(backend, Account):
+            # Signed in through the codex in use, which then knows it at once (another codex
+            # process signing in writes codex's auth store, but this one's /account would
+            # still say signed out).
+            open_account = already_open(backend)
+        demo = backend is None or backend.offline
+        self.push_screen(SignInScreen(open_account, why, demo), self._signed_in)
 
     def _signed_in(self, outcome: str | None) -> None:
         if outcome != "signed-in" or self._sign_in is None:

@@ -32,8 +32,9 @@ from engine.transport.binary import find_codex
 from engine.transport.offline import ModelServer, offline_settings
 from tests.e2e.eventlog import EventLog, recording
 from tests.e2e.sshd import Sshd, sshd
-from tests.e2e.test_side_chats import SIDE_ANSWER, side_requests, tool_names
 from tests.e2e.test_attach import listening
+from tests.e2e.test_side_chats import SIDE_ANSWER, side_requests, tool_names
+from tests.e2e.test_sign_in import API_KEY, signed_out_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -330,3 +331,31 @@ async def test_a_side_chat_on_an_ssh_host_whose_codex_lacks_a_field_is_refused(
             assert "too old for side chats" in refused.message
             assert "ThreadForkParams.excludeTurns" in refused.message
             assert side_requests(scripted_model) == []
+
+
+async def test_a_signed_out_local_codex_is_signed_in_through_the_deck_while_the_hosts_work(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """The local codex needs an account and has none: the deck opens all the same (the other
+    hosts work), says so (`needs_sign_in`), and signs it in through the local codex in use,
+    which then knows it (`/account`) and runs turns with the key."""
+    async with machines(scripted_model, tmp_path) as (there, _):
+        signed_out = signed_out_settings(scripted_model, there.homes["local"]).codex
+        local = replace(signed_out, cwd=there.workspaces["local"])
+        settings = replace(there.settings, codex=local, providers={})
+        async with on_deck(settings) as (deck, log, made):
+            assert deck.needs_sign_in
+            await deck.submit(made["sock"], "count for me")
+            assert (await log.turn_completed(made["sock"])).status == "completed"
+            said = await deck.execute(made["local"], "/account")
+            assert said.message == "Not signed in. codex needs one for its OpenAI models: /login"
+
+            signed = await deck.sign_in_with_api_key(API_KEY)
+            assert signed.ok, signed.message
+            said = await deck.execute(made["local"], "/account")
+            assert "Signed in with an API key" in said.message, said.message
+            await deck.submit(made["local"], "count for me")
+            assert (await log.turn_completed(made["local"])).status == "completed"
+            request = scripted_model.responses_requests()[-1]
+            assert request.headers["authorization"] == f"Bearer {API_KEY}"
+            assert API_KEY not in repr(log.events)

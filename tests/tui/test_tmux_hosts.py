@@ -20,6 +20,7 @@ import pytest
 
 from engine.transport.websocket import connect
 from tests.conftest import local_settings
+from tests.e2e.test_sign_in import API_KEY
 from tests.reliability.test_host_faults import ssh_client_of
 from tests.tui.test_cli import drain, free_port, serving, shown
 from tests.tui.test_tmux_typing import PROSE, flat, type_slowly
@@ -186,4 +187,67 @@ def test_the_terminal_and_a_browser_answer_the_same_request_on_a_listening_host(
     assert (root / "sock-workspace" / "out.txt").read_text() == "hi-from-exec\n"
     terminal.wait_until(lambda: f"⚠ {CARD} [" not in terminal.screen(), "nothing to wait for")
     assert "NEEDS ATTENTION" not in terminal.screen()
+    quit_app(terminal)
+
+
+def test_a_signed_out_local_codex_with_hosts_is_offered_a_sign_in_and_the_hosts_work(
+    terminal: Terminal,
+    isolated_settings: Path,
+    model_url: str,
+    tmp_path: Path,
+    hosts: tuple[str, Path],
+) -> None:
+    """The local codex has no account (codex's own OpenAI provider, pointed at the scripted
+    model), the other hosts are up: the app offers to sign the local one in at start (no demo
+    instead: the hosts are the user's), esc leaves it for later, the hosts work meanwhile;
+    /login brings it back, a pasted key signs the local codex in (masked, never shown), and
+    it answers then."""
+    tables, _ = hosts
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    home.mkdir()
+    isolated_settings.write_text(
+        f'[codex]\nmodel = "gpt-5.5"\nhome = "{home}"\ncwd = "{workspace}"\n'
+        f'config = [\'openai_base_url="{model_url}"\', "features.plugins=false"]\n'
+        f'[store]\npath = "{tmp_path / "store.sqlite3"}"\n\n{tables}'
+    )
+    terminal.type(f"CODEX_DECK_CONFIG={isolated_settings} {COMMAND}", "Enter")
+    terminal.wait_for("The codex on this machine has no account signed in")
+    assert "Offline demo" not in terminal.screen()
+    terminal.type("Escape")
+    for heading in ("LOCAL ● online", "SOCK ● online", "BOX ● online"):
+        terminal.wait_for(heading)
+
+    type_slowly(terminal, "", "/new @sock on the socket")
+    terminal.type("Enter")
+    terminal.wait_for("on the socket")
+    type_slowly(terminal, "", "count for me")
+    terminal.type("Enter")
+    terminal.wait_for("turn completed")
+
+    terminal.type("C-n")  # a new conversation on the host in view: the socket's
+    type_slowly(terminal, "", "/login")
+    terminal.type("Enter")
+    terminal.wait_for("Sign in to Codex")
+    assert "Offline demo" not in terminal.screen()
+    terminal.type("Enter")  # the first way: an API key
+    terminal.wait_for("sk-…")
+    terminal.tmux("set-buffer", "-b", "key", API_KEY)
+    terminal.tmux("paste-buffer", "-p", "-b", "key", "-t", terminal.name)
+    terminal.type("Enter")
+    terminal.wait_for("Signed in")
+    assert API_KEY not in terminal.screen()
+
+    listed = [line.split("▎")[0].strip() for line in terminal.screen().splitlines()]
+    # The local conversation made at start, two up the list.
+    assert listed.index("· Conversation 1") < listed.index("SOCK ● online")
+    terminal.type("C-Up")
+    terminal.type("C-Up")
+    terminal.wait_for("local: codex online")
+    type_slowly(terminal, "", "/account")
+    terminal.type("Enter")
+    terminal.wait_for("Signed in with an API key")
+    type_slowly(terminal, "", "count for me")
+    terminal.type("Enter")
+    terminal.wait_for("one two three four five")  # the local codex answers now
     quit_app(terminal)

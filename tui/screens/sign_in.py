@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Literal, Protocol
+from typing import Literal, Protocol, runtime_checkable
 
 import anyio
 from textual import on, work
@@ -27,6 +27,7 @@ from tui.widgets.ordered import OrderedInput
 Outcome = Literal["signed-in", "demo"]
 
 
+@runtime_checkable
 class Account(Protocol):
     """The part of the engine that signs codex in."""
 
@@ -61,9 +62,11 @@ class SignInScreen(ModalScreen[Outcome | None]):
     SignInScreen .signin-keys { color: $text-muted; }
     """
 
-    def __init__(self, open_account: OpenAccount, why: str) -> None:
+    def __init__(self, open_account: OpenAccount, why: str, demo: bool = True) -> None:
         super().__init__()
         self._open_account = open_account
+        self._demo = demo
+        """Offer the offline demo instead (not when the app runs on the user's codex)."""
         self._account: Account | None = None
         self._ready = anyio.Event()
         self._leaving = anyio.Event()
@@ -76,12 +79,14 @@ class SignInScreen(ModalScreen[Outcome | None]):
         with Vertical():
             yield Static("Sign in to Codex", classes="signin-title")
             yield Static(self._why, id="signin-why", markup=False)
-            yield OptionList(
+            ways = [
                 Option("API key — typed here, masked, kept by codex (not by codex-deck)", id="key"),
                 Option("ChatGPT — a code to enter at a sign-in page, from any device", id="code"),
-                Option("Offline demo — the real engine on a built-in model, no account", id="demo"),
-                id="signin-ways",
-            )
+            ]
+            if self._demo:
+                demo = "Offline demo — the real engine on a built-in model, no account"
+                ways.append(Option(demo, id="demo"))
+            yield OptionList(*ways, id="signin-ways")
             yield OrderedInput(password=True, placeholder="sk-…  (Enter signs in)", id="signin-key")
             yield Static(id="signin-code", markup=False)
             yield Static(id="signin-error", markup=False)
