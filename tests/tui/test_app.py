@@ -16,6 +16,7 @@ from textual.selection import Selection
 from textual.widgets import Static
 
 from bench.figures import idle_conversation
+from engine.conversations.interactions import Decline
 from engine.events import (
     ConversationUpdated,
     EngineEvent,
@@ -359,11 +360,55 @@ async def test_a_conversation_out_of_view_that_needs_an_answer_alerts(
         assert second is not None
         await backend.submit(second, "approval")
         await until(pilot, lambda: alerts, "an alert for the conversation out of view")
-        assert alerts == ["both: codex-deck: Conversation 2 needs an answer"]
+        assert alerts == [
+            "both: codex-deck: Conversation 2 needs an answer (1 request waits: alt+i)"
+        ]
         assert app.main.current == first
         listed = app.main.query_one(ConversationList)
-        assert "NEEDS ATTENTION" in str(listed.get_option_at_index(0).prompt)
+        assert str(listed.get_option_at_index(0).prompt) == "NEEDS ATTENTION · 1"
         assert "[1]" in str(listed.get_option_at_index(1).prompt)
+
+
+async def test_the_list_the_bell_and_the_inbox_count_the_same_requests(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One asked in view (no bell), two out of view: each bell, the list's heading and the
+    inbox say how many wait, the same number, as they come and as one is answered."""
+    alerts: list[str] = []
+    monkeypatch.setattr("tui.app.alert", lambda app, text, style: alerts.append(text))
+    async with deck() as (app, pilot):
+        backend = app.main.backend
+        assert backend is not None
+        listed = app.main.query_one(ConversationList)
+
+        def heading() -> str:
+            return str(listed.get_option_at_index(0).prompt)
+
+        shown = app.main.current
+        assert shown is not None
+        await backend.submit(shown, "approval")
+        await until(pilot, lambda: heading() == "NEEDS ATTENTION · 1", "one listed")
+        for number in (2, 3):
+            other = await backend.new_conversation(f"other {number}")
+            await backend.submit(other.id, "approval")
+            said = f"codex-deck: other {number} needs an answer ({number} requests wait: alt+i)"
+            await until(pilot, lambda said=said: said in alerts, f"the bell for {number}")  # type: ignore[misc]
+            await until(
+                pilot,
+                lambda n=number: heading() == f"NEEDS ATTENTION · {n}",  # type: ignore[misc]
+                f"{number} listed",
+            )
+        assert len(alerts) == 2
+        await pilot.press("alt+i")
+        title = app.screen.query_one(".inbox-title", Static)
+        assert str(title.render()) == "Inbox: 3 requests wait for your answer, oldest first"
+        await pilot.press("escape")
+        [first, *_] = backend.pending_interactions()
+        await backend.respond(first.id, Decline())
+        await until(pilot, lambda: heading() == "NEEDS ATTENTION · 2", "two listed")
+        await pilot.press("alt+i")
+        title = app.screen.query_one(".inbox-title", Static)
+        assert str(title.render()) == "Inbox: 2 requests wait for your answer, oldest first"
 
 
 async def test_history_walks_back_through_sent_messages(deck: Deck) -> None:

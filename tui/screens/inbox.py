@@ -18,6 +18,7 @@ from engine.events import ConversationInfo, InteractionInfo
 from tui.entries import clipped
 from tui.text import clock, inert
 from tui.widgets.card import TITLES
+from tui.widgets.conversation_list import requests
 
 ASKED_CHARS = 90
 """What a request asks, cut to about one line."""
@@ -85,12 +86,11 @@ class Inbox(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         count = len(self._pending)
-        if count > 1:
-            title = f"Inbox: {count} requests wait for your answer, oldest first"
-        elif count:
-            title = "Inbox: 1 request waits for your answer"
-        else:
+        if not count:
             title = "Inbox: nothing waits for your answer"
+        else:
+            order = ", oldest first" if count > 1 else ""
+            title = f"Inbox: {requests(count)} for your answer{order}"
         with Vertical():
             yield Static(title, classes="inbox-title", markup=False)
             yield OptionList(*self._options(), id="inbox-requests")

@@ -42,7 +42,7 @@ from tui.screens.raw import RawEventScreen
 from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.composer import Composer
-from tui.widgets.conversation_list import ConversationList
+from tui.widgets.conversation_list import ConversationList, requests
 from tui.widgets.conversation_view import ConversationView
 from tui.widgets.draft import Draft
 from tui.widgets.key_bar import KeyBar
@@ -273,7 +273,10 @@ class MainScreen(PickingScreen):
         if event.conversation_id != self.current:
             info = self._infos.get(event.conversation_id or "")
             name = named(info) if info is not None else "a conversation"
-            self.post_message(AttentionNeeded(f"codex-deck: {name} needs an answer"))
+            assert self.backend is not None
+            waiting = requests(len(self.backend.pending_interactions()))
+            text = f"codex-deck: {name} needs an answer ({waiting}: alt+i)"
+            self.post_message(AttentionNeeded(text))
 
     def _host_shown(self) -> str | None:
         """The host of the conversation shown (None: one codex, or nothing shown yet)."""

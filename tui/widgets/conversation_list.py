@@ -49,6 +49,11 @@ def host_heading(name: str, status: EngineStatus | None) -> Text:
     return heading
 
 
+def requests(count: int) -> str:
+    """How many requests wait, in words the list, the bell and the inbox share."""
+    return f"{count} request{'s' if count != 1 else ''} {'wait' if count != 1 else 'waits'}"
+
+
 def group_of(info: ConversationInfo) -> str:
     """Waiting for an answer, or a message whose outcome is unknown, needs the user."""
     if info.pending_interactions or info.state == "result_unknown":
@@ -182,8 +187,13 @@ class ConversationList(OptionList):
 
     def _grouped(self, listed: list[str], indent: str) -> list[tuple[str | None, Text]]:
         rows: list[tuple[str | None, Text]] = []
-        for group, members in itertools.groupby(listed, lambda i: group_of(self._infos[i])):
-            rows.append((None, Text(indent + group.upper(), style="bold dim")))
+        for group, grouped in itertools.groupby(listed, lambda i: group_of(self._infos[i])):
+            members = list(grouped)
+            heading = indent + group.upper()
+            waiting = sum(self._infos[i].pending_interactions for i in members)
+            if waiting:  # the count the inbox and the bell say
+                heading += f" · {waiting}"
+            rows.append((None, Text(heading, style="bold dim")))
             rows.extend((i, self._label(self._infos[i])) for i in members)
         return rows
 
