@@ -12,7 +12,6 @@ from engine.errors import ConnectionClosed, RpcError
 from engine.results import CommandResult
 from engine.transport.appserver import AppServer
 
-
 ACCOUNT_TYPES = {"apiKey": "an API key", "chatgpt": "ChatGPT"}
 """Codex's names of the ways in, as said to the user."""
 

@@ -50,6 +50,7 @@ from engine.conversations.restore import Restorer
 from engine.conversations.review import Reviews
 from engine.conversations.rewind import Rewinds
 from engine.conversations.router import Router
+from engine.conversations.rules import Rules
 from engine.conversations.sandbox_leftovers import absent_here, remove_left_here
 from engine.conversations.session import SessionInfo, session_info
 from engine.conversations.threads import Threads
@@ -180,6 +181,7 @@ class Engine:
             self._side_questions,
             self._account,
             self._outputs,
+            Rules(lambda: self._link.server),
         )
         self._command_line = CommandLine(core, rooms)
 

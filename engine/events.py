@@ -106,6 +106,8 @@ class InteractionInfo:
     url: str | None = None
     exec_policy_amendment: tuple[str, ...] = ()
     """A command prefix codex offers to allow from now on, if any."""
+    rule_matches: tuple[str, ...] = ()
+    """Of the conversation's earlier commands, those that prefix would have matched."""
     network_hosts: tuple[str, ...] = ()
     """Hosts a command wants to reach, when codex offers a network rule for them."""
     requested_schema: dict[str, Any] | None = None

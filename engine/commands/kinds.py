@@ -75,6 +75,13 @@ class Inbox:
 
 
 @dataclass(frozen=True, slots=True)
+class Rules:
+    """List codex's saved rules and the session's approvals; or remove saved rule `remove`."""
+
+    remove: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class AccountCommand:
     """Show the account, sign out, or (in a front end) open the sign-in screen."""
 
@@ -243,6 +250,7 @@ Command = (
     | Help
     | Quit
     | Inbox
+    | Rules
     | Resend
     | Continue
     | Threads

@@ -49,6 +49,7 @@ from engine.commands.kinds import (
     Rename,
     Resend,
     Reset,
+    Rules,
     Say,
     Session,
     Shell,
@@ -58,6 +59,15 @@ from engine.commands.kinds import (
     Unarchive,
 )
 from engine.conversations.interactions import Decline
+
+
+def rules(rest: str) -> Rules:
+    words = rest.split()
+    if not words:
+        return Rules()
+    if len(words) == 2 and words[0] == "remove" and words[1].isdigit():
+        return Rules(int(words[1]))
+    raise CommandError("usage: /rules, or /rules remove N (N as /rules numbers them)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +260,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[ID]",
         "keep a side chat's fork as a new conversation (without the side answers)",
         side_action("promote"),
+    ),
+    Usage(
+        "rules",
+        "[remove N]",
+        "codex's saved rules (every session) and this session's approvals; remove one",
+        rules,
     ),
     Usage(
         "inbox",

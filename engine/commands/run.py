@@ -24,6 +24,7 @@ from engine.conversations.mcp import McpServers
 from engine.conversations.models import describe_model
 from engine.conversations.recovery import secret_not_kept
 from engine.conversations.review import Reviews
+from engine.conversations.rules import Rules
 from engine.conversations.session import session_info
 from engine.conversations.threads import Threads, thread_lines
 from engine.conversations.turns import Turns
@@ -53,6 +54,7 @@ class Rooms:
     side_questions: SideQuestions
     account: Account
     outputs: CommandOutputs
+    rules: Rules
 
 
 class CommandLine:
@@ -219,6 +221,16 @@ class CommandLine:
             return self._notices.failed(
                 conversation.id, "/quit closes the app, which did not take it here: ctrl+q does."
             )
+        if isinstance(command, kinds.Rules):
+            if command.remove is None:
+                listed = await self._rooms.rules.describe(conversation)
+                if not listed.ok:
+                    return self._notices.failed(conversation.id, listed.message)
+                return self._notices.told(conversation, listed.message)
+            removed = await self._rooms.rules.remove(conversation, command.remove)
+            if not removed.ok:
+                return self._notices.failed(conversation.id, removed.message)
+            return self._notices.told(conversation, removed.message)
         if isinstance(command, kinds.Inbox):
             return self._notices.failed(
                 conversation.id, "/inbox opens the app's inbox, which did not take it here."

@@ -23,6 +23,7 @@ from engine.conversations.interactions import (
     reply_for,
 )
 from engine.conversations.notices import Notices
+from engine.conversations.rules import earlier_commands, would_match
 from engine.errors import LeftUnanswered
 from engine.events import AnsweredBy, InteractionRequested, InteractionResolved
 from engine.events import InteractionOutcome as Outcome
@@ -99,6 +100,10 @@ class Requests:
             pending.info = replace(pending.info, item_id=key)
         if sub_agent is not None:
             pending.info = replace(pending.info, sub_agent=sub_agent, item_id=None)
+        if pending.info.exec_policy_amendment:
+            ran = earlier_commands(self._emitter.trace(conversation.id).all_events())
+            matches = tuple(would_match(pending.info.exec_policy_amendment, ran))
+            pending.info = replace(pending.info, rule_matches=matches)
         conversation.wait_for_user()
         event = InteractionRequested(
             **self._emitter.stamp(conversation.id), interaction=pending.info

@@ -364,10 +364,28 @@ class ConfigReadParams(WireModel, kw_only=True):
     method: ClassVar[str] = "config/read"
     schema_name = "ConfigReadParams"
     cwd: str | None = None
+    include_layers: bool | None = None
+
+
+class ConfigLayerSource(WireModel, kw_only=True):
+    """Where a layer of codex's config comes from: a file (`user`, `system`, …), a project's
+    `.codex` folder, the flags codex was started with, …"""
+
+    schema_name = "ConfigLayerSource"
+    type: str
+    file: str | None = None
+    dot_codex_folder: str | None = None
+
+
+class ConfigLayer(WireModel, kw_only=True):
+    schema_name = "ConfigLayer"
+    name: ConfigLayerSource
 
 
 class ConfigReadResult(WireModel, kw_only=True):
-    """The effective config (codex's own keys, snake_case as in config.toml)."""
+    """The effective config (codex's own keys, snake_case as in config.toml), and its layers
+    when asked for them."""
 
     schema_name = "ConfigReadResponse"
     config: dict[str, Any]
+    layers: list[ConfigLayer] | None = None

@@ -50,6 +50,27 @@ class FsDirectory(WireModel, kw_only=True):
     entries: list[FsEntry]
 
 
+class FsReadFileParams(WireModel, kw_only=True):
+    method: ClassVar[str] = "fs/readFile"
+    schema_name = "FsReadFileParams"
+    path: str
+    """Absolute, on the machine codex runs on."""
+
+
+class FsFile(WireModel, kw_only=True):
+    schema_name = "FsReadFileResponse"
+    data_base64: str
+
+
+class FsWriteFileParams(WireModel, kw_only=True):
+    """Write (or replace) a whole file where codex runs."""
+
+    method: ClassVar[str] = "fs/writeFile"
+    schema_name = "FsWriteFileParams"
+    path: str
+    data_base64: str
+
+
 class FsRemoveParams(WireModel, kw_only=True):
     method: ClassVar[str] = "fs/remove"
     schema_name = "FsRemoveParams"

@@ -45,6 +45,8 @@ SENT: set[type[WireModel]] = {
     protocol.ThreadCompactStartParams,
     protocol.ThreadShellCommandParams,
     protocol.FsGetMetadataParams,
+    protocol.FsReadFileParams,
+    protocol.FsWriteFileParams,
     protocol.FileSearchStartParams,
     protocol.ReviewStartParams,
     protocol.CommandExecParams,

@@ -84,7 +84,8 @@ class Scene:
     setup: tuple[str, ...] = ()
     """Commands run before the text is sent."""
     before: tuple[str, ...] = ()
-    """Messages sent first, each waited for until its turn ends."""
+    """Messages sent first, each waited for until its turn ends (what they ask, approved
+    once)."""
     aside: tuple[str, ...] = ()
     """Side questions (`/side …`) asked once `stop` holds, each waited for until answered."""
     elsewhere: str = ""
@@ -102,6 +103,7 @@ SCENES: dict[str, Scene] = {
     "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
     "question": Scene("ask me", at_question, setup=("/plan on",)),
     "expired": Scene("approval", at_turn_end, answer="/stop"),
+    "rule": Scene("save a rule", at_question, before=("save a rule", "print forty lines")),
     "inbox": Scene(
         "add a long file", both_asked, setup=("/approvals untrusted",), elsewhere="approval"
     ),
@@ -144,7 +146,14 @@ async def record(scene: Scene) -> list[EngineEvent]:
                     await engine.execute(conversation.id, line)
                 for text in scene.before:
                     await engine.submit(conversation.id, text)
-                    await _until(events, seen, lambda e, _: isinstance(e, TurnCompleted))
+                    async for event in events:
+                        seen.append(event)
+                        if isinstance(event, InteractionRequested):
+                            await engine.execute(
+                                conversation.id, f"/approve {event.interaction.id}"
+                            )
+                        elif isinstance(event, TurnCompleted):
+                            break
                 await engine.submit(conversation.id, scene.text)
                 async for event in events:
                     seen.append(event)

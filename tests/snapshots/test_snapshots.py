@@ -166,6 +166,16 @@ def test_inbox_with_requests_from_two_conversations(snap_compare: Compare) -> No
     )
 
 
+def test_a_rule_offered_says_how_far_it_reaches(snap_compare: Compare) -> None:
+    """The same command asked a third time, codex offering to save it as a rule, the card
+    reached with ctrl+g: below the command, `a:` says this same command runs again without
+    asking for the rest of this session (until /reset; nothing saved), and `p:` names the
+    rule, says it holds in every session from now on, where codex keeps it (its rules file)
+    and that of this conversation's earlier commands it would have run 1: the same command
+    (the `seq 1 40` between is not one); the keys below add `p save the rule`."""
+    assert snap_compare(app_for("rule"), terminal_size=(120, 40), run_before=reached)
+
+
 def test_trace_pane(snap_compare: Compare) -> None:
     """ctrl+t opens the trace beside the transcript: one row per event with time (UTC),
     kind, label and duration; runs of deltas folded into one row with a ×count."""

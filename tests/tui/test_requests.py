@@ -120,9 +120,10 @@ async def test_save_the_offered_rule_from_the_card(deck: Deck, workspace: Path) 
     async with deck() as (app, pilot):
         card = await card_for(app, pilot, "save a rule")
         await go_to(app, pilot, card)
-        assert "p approves and saves a rule" in " ".join(
-            str(s.render()) for s in card.query("Static")
-        )
+        said = " ".join(str(s.render()) for s in card.query("Static"))
+        assert "a: this same command runs again without asking for the rest of this" in said
+        assert "p: saves the rule `/bin/bash -lc 'echo ruled >> rule.txt'`" in said
+        assert "Of this conversation's earlier commands it would have run none." in said
         await pilot.press("p")
         await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
         assert (workspace / "rule.txt").read_text() == "ruled\nruled\n"

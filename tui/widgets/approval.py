@@ -10,9 +10,13 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from engine import Approve, ApproveScope, Cancel, Decline
+from engine.events import InteractionInfo
 from tui.text import inert
 from tui.widgets.card import InteractionCard
 from tui.widgets.diff import render_change
+
+SHOWN_MATCHES = 5
+"""Earlier commands a rule would have run, named on the card (the rest counted)."""
 
 
 class ApprovalCard(InteractionCard):
@@ -45,15 +49,8 @@ class ApprovalCard(InteractionCard):
             yield Static(render_change(change, self.app.current_theme.dark))
         if info.permissions:
             yield Static(Text("asks for: " + inert(describe(info.permissions))))
-        if info.exec_policy_amendment:
-            rule = inert(shlex.join(info.exec_policy_amendment))
-            yield Static(
-                Text(
-                    f"p approves and saves a rule: commands starting with `{rule}` run "
-                    "without asking from now on (in every session)."
-                ),
-                classes="card-label",
-            )
+        for reach in reaches(info):
+            yield Static(Text(reach), classes="card-label card-reach")
         if info.network_hosts:
             hosts = ", ".join(inert(host) for host in info.network_hosts)
             yield Static(
@@ -67,8 +64,9 @@ class ApprovalCard(InteractionCard):
                 f"ctrl+g goes here, then y allow for this turn · a allow for the session · "
                 f"n decline · esc back   (or /approve {self.info.id} [session])"
             )
+        rule = " · p save the rule" if self.info.exec_policy_amendment else ""
         return (
-            "ctrl+g goes here, then y approve · a approve for the session · n decline · "
+            f"ctrl+g goes here, then y approve · a approve for the session{rule} · n decline · "
             f"c decline and stop the turn · esc back   (or /approve {self.info.id})"
         )
 
@@ -81,6 +79,40 @@ class ApprovalCard(InteractionCard):
     def action_cancel(self) -> None:
         if self.info.kind != "permissions":
             self.answer(Cancel())
+
+
+def reaches(info: InteractionInfo) -> list[str]:
+    """How far "for the session" and a saved rule would reach, said before either is
+    chosen."""
+    said = []
+    if info.kind == "command":
+        said.append(
+            "a: this same command runs again without asking for the rest of this session "
+            "(codex keeps it until /reset; nothing is saved)."
+        )
+    elif info.kind == "file_change":
+        said.append(
+            "a: approved for the rest of this session (codex keeps it until /reset; nothing "
+            "is saved)."
+        )
+    if info.exec_policy_amendment:
+        rule = inert(shlex.join(info.exec_policy_amendment))
+        said.append(
+            f"p: saves the rule `{rule}`: every command starting so runs without asking, in "
+            "every session from now on (kept in codex's rules file, CODEX_HOME/rules/"
+            "default.rules; /rules lists and removes rules). Of this conversation's earlier "
+            f"commands it would have run {matched(info.rule_matches)}."
+        )
+    return said
+
+
+def matched(commands: tuple[str, ...]) -> str:
+    """Which earlier commands a rule would have run, in a few words."""
+    if not commands:
+        return "none"
+    shown = ", ".join(f"`{inert(command)}`" for command in commands[:SHOWN_MATCHES])
+    more = len(commands) - SHOWN_MATCHES
+    return f"{len(commands)}: " + shown + (f" and {more} more" if more > 0 else "")
 
 
 def describe(permissions: dict[str, object]) -> str:

@@ -42,6 +42,8 @@ class InteractionCard(Vertical, can_focus=True):
     InteractionCard .card-title { text-style: bold; color: $warning; }
     InteractionCard.-resolved .card-title { color: $text-muted; }
     InteractionCard .card-label { color: $text-muted; }
+    /* What each answer would reach: said before the choice, not after it. */
+    InteractionCard.-resolved .card-reach { display: none; }
     InteractionCard .card-keys { color: $text-muted; margin: 1 0 0 0; }
     InteractionCard .card-problem { color: $error; }
     """
