@@ -359,3 +359,31 @@ async def test_a_signed_out_local_codex_is_signed_in_through_the_deck_while_the_
             request = scripted_model.responses_requests()[-1]
             assert request.headers["authorization"] == f"Bearer {API_KEY}"
             assert API_KEY not in repr(log.events)
+
+
+async def test_the_rules_of_a_conversation_on_the_ssh_host_are_that_hosts(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """A rule saved in a conversation on the ssh host is in that codex's rules file; /rules
+    there lists it and removes it from that file (read and written by that codex)."""
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        on_deck(there.settings) as (
+            deck,
+            log,
+            made,
+        ),
+    ):
+        await deck.submit(made["box"], "save a rule")
+        asked = await log.wait_for(InteractionRequested, lambda e: e.conversation_id == made["box"])
+        saved = await deck.execute(made["box"], f"/approve {asked.interaction.id} rule")
+        assert saved.ok, saved.message
+        await log.turn_completed(made["box"])
+        rules = there.homes["box"] / "rules" / "default.rules"
+        assert "echo ruled" in rules.read_text()
+        listed = (await deck.execute(made["box"], "/rules")).message
+        assert f"({rules}:1)" in listed
+        assert "  none" in (await deck.execute(made["local"], "/rules")).message
+        removed = await deck.execute(made["box"], "/rules remove 1")
+        assert removed.ok, removed.message
+        assert rules.read_text() == ""
