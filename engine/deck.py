@@ -388,3 +388,8 @@ class Deck:
         self, conversation_id: str, side_chat_id: str | None = None
     ) -> CommandResult:
         return await self._of(conversation_id).promote_side_chat(conversation_id, side_chat_id)
+
+    def bring_home(
+        self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult:
+        return self._of(conversation_id).bring_home(conversation_id, side_chat_id, part)

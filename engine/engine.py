@@ -431,6 +431,13 @@ class Engine:
         """Keep a side chat as a new conversation: a durable fork of the parent's thread."""
         return await self._side_questions.promote_side_chat(conversation_id, side_chat_id)
 
+    def bring_home(
+        self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult:
+        """Bring a side chat's latest answer (or `part` of one of its answers) into the
+        conversation, to go with its next message."""
+        return self._side_questions.bring_home(conversation_id, side_chat_id, part)
+
     async def models(
         self, include_hidden: bool = False, conversation_id: str | None = None
     ) -> list[wire.ModelInfo]:

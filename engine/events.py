@@ -78,6 +78,8 @@ class ConversationInfo:
     plan_mode: bool = False
     images: tuple[AttachedImage, ...] = ()
     """Images staged for the next message."""
+    context: tuple[str, ...] = ()
+    """Side answers brought in to go with the next message, each named (`s1: its question`)."""
     host: str | None = None
     """The machine whose codex holds it (`[hosts]`; None: the only codex there is)."""
 

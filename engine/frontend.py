@@ -140,6 +140,10 @@ class Backend(Protocol):
         self, conversation_id: str, side_chat_id: str | None = None
     ) -> CommandResult: ...
 
+    def bring_home(
+        self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult: ...
+
 
 OpenBackend = Callable[[], AbstractAsyncContextManager[Backend]]
 

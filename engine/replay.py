@@ -320,6 +320,11 @@ class ReplayBackend:
     ) -> CommandResult:
         return CommandResult(False, READ_ONLY)
 
+    def bring_home(
+        self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
     async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
         """Search what has been played so far."""
         played = self._played()

@@ -141,10 +141,12 @@ def sandbox(rest: str) -> Command:
     return Policy(sandbox=SANDBOXES[rest])
 
 
-def side_action(action: Literal["close", "promote"]) -> Callable[[str], Command]:
+def side_action(action: Literal["close", "promote", "bring"]) -> Callable[[str], Command]:
     def parse(rest: str) -> Command:
         if " " in rest:
             raise ValueError("takes at most a side chat id")
+        if action == "bring" and rest == "drop":
+            return SideAction("drop", None)
         return SideAction(action, rest or None)
 
     return parse

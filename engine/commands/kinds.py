@@ -230,9 +230,10 @@ class Side:
 
 @dataclass(frozen=True, slots=True)
 class SideAction:
-    """Close or promote a side chat (the active one when no id is given)."""
+    """Close or promote a side chat, or bring its latest answer into the conversation (the
+    active one when no id is given); or take the answers brought in out (`drop`)."""
 
-    action: Literal["close", "promote"]
+    action: Literal["close", "promote", "bring", "drop"]
     side_chat: str | None
 
 

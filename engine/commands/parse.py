@@ -256,6 +256,12 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage("closeside", "[ID]", "close a side chat (its codex process ends)", side_action("close")),
     Usage(
+        "bringside",
+        "[ID|drop]",
+        "bring a side chat's latest answer into your next message here (alt+h); drop: take out",
+        side_action("bring"),
+    ),
+    Usage(
         "promote",
         "[ID]",
         "keep a side chat's fork as a new conversation (without the side answers)",

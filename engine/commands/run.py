@@ -145,6 +145,10 @@ class CommandLine:
                 conversation, self._rooms.side_chats.describe(conversation.id)
             )
         if isinstance(command, kinds.SideAction):
+            if command.action == "bring":
+                return self._rooms.side_questions.bring_home(conversation.id, command.side_chat)
+            if command.action == "drop":
+                return self._rooms.side_questions.drop_brought(conversation.id)
             if command.action == "close":
                 return await self._rooms.side_questions.close_side_chat(
                     conversation.id, command.side_chat

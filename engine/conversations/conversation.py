@@ -45,12 +45,41 @@ class Submission:
     turn_id: str | None = None
     created_at: float = field(default_factory=time.time)
     images: tuple[str, ...] = ()
+    """Paths of the images sent with the text (as `localImage` input)."""
+    context: int = 0
+    """How many of the side answers brought in go with it (ahead of what the user wrote)."""
     secret_lost: bool = False
     """Read back from the store, where a secret in its text was kept as [redacted]: it
     cannot be sent again as the user wrote it."""
-    """Paths of the images sent with the text (as `localImage` input)."""
     settled: bool = False
     """Its outcome after codex went away has been looked up (and said) in this run."""
+
+
+@dataclass(frozen=True)
+class SideContext:
+    """A side chat's answer (or the part of it the user chose), brought into its conversation
+    to go with the next message."""
+
+    side_chat_id: str
+    question: str
+    text: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.side_chat_id}: {self.question[:40]}"
+
+    def block(self) -> str:
+        """How the model is given it, ahead of the message (the answer only: what was asked
+        aside stays there)."""
+        return (
+            "[The user brings in this answer from a side chat (a throwaway copy of this "
+            f"conversation, asked aside):]\n{self.text.strip()}\n[End of the side chat's answer]"
+        )
+
+
+def with_context(text: str, context: list[SideContext]) -> str:
+    """The message as sent: the side answers brought in, then what the user wrote."""
+    return "\n\n".join([*(part.block() for part in context), text])
 
 
 @dataclass(eq=False)
@@ -66,6 +95,8 @@ class Conversation:
     thread: ThreadOpened | None = None
     archived: bool = False
     images: list[AttachedImage] = field(default_factory=list)
+    context: list[SideContext] = field(default_factory=list)
+    """Side answers the user brought in, to go with the next message (then let go)."""
     """Images staged for the next message."""
     queue: deque[Submission] = field(default_factory=deque)
     queue_held: bool = False
@@ -125,6 +156,7 @@ class Conversation:
             grants=tuple(self.grants),
             plan_mode=self.plan_mode,
             images=tuple(self.images),
+            context=tuple(part.label for part in self.context),
             host=self.host,
         )
 

@@ -16,6 +16,7 @@ from engine.conversations.conversation import (
     Conversation,
     Submission,
     SubmissionMode,
+    with_context,
 )
 from engine.conversations.core import Core
 from engine.conversations.notices import too_long
@@ -62,8 +63,10 @@ class Turns:
             return self._core.notices.refused(
                 conversation, f"codex is not running ({reason}). Nothing was sent."
             )
-        if len(text) > wire.TEXT_INPUT_CHARS:
-            return self._core.notices.refused(conversation, too_long("message", len(text)))
+        sent = with_context(text, conversation.context)
+        if len(sent) > wire.TEXT_INPUT_CHARS:
+            what = "message with the side answers brought in" if conversation.context else "message"
+            return self._core.notices.refused(conversation, too_long(what, len(sent)))
         await self._restorer.restored()
         return await self.send(conversation, text, mode)
 
@@ -92,9 +95,17 @@ class Turns:
     def _submission(
         self, conversation: Conversation, text: str, mode: SubmissionMode
     ) -> Submission:
-        """A new message with the images staged for it."""
+        """A new message with the images staged for it and the side answers brought in."""
         images = tuple(image.path for image in conversation.images)
-        return Submission(conversation.id, conversation.generation, text, mode, images=images)
+        sent = with_context(text, conversation.context)
+        return Submission(
+            conversation.id,
+            conversation.generation,
+            sent,
+            mode,
+            images=images,
+            context=len(conversation.context),
+        )
 
     def _accepted(
         self,
@@ -103,8 +114,9 @@ class Turns:
         how: Literal["started", "steered", "queued"],
         message: str,
     ) -> SubmitOutcome:
-        if submission.images:
+        if submission.images or submission.context:
             conversation.images.clear()  # they went with it
+            del conversation.context[: submission.context]
             self._core.router.updated(conversation)
         event = SubmissionAccepted(
             **self._core.emitter.stamp(conversation.id),

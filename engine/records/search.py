@@ -1,5 +1,6 @@
 """Finding text in what conversations said and did: messages, reasoning, commands and their
-output, diffs. Case-insensitive; each hit comes with a one-line excerpt around the match."""
+output, diffs, and what was asked and answered in their side chats. Case-insensitive; each hit
+comes with a one-line excerpt around the match."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from engine.events import EngineEvent, ItemCompleted
+from engine.events import EngineEvent, ItemCompleted, SideChatAnswered
 from engine.protocol import (
     AgentMessageItem,
     CommandExecutionItem,
@@ -46,6 +47,8 @@ class SearchHit:
     thread_id: str | None = None
     host: str | None = None
     """The machine whose codex holds the conversation (`[hosts]`; None: the only one)."""
+    side_chat_id: str | None = None
+    """The side chat whose question or answer it is (None: the conversation's own)."""
 
 
 def item_texts(item: KnownItem | UnknownItem) -> list[tuple[str, str]]:
@@ -92,9 +95,20 @@ def search_events(
     """The first match of each searchable text of each completed item, newest first."""
     hits: list[SearchHit] = []
     for event in reversed(list(events)):
-        if not isinstance(event, ItemCompleted) or event.conversation_id is None:
+        if event.conversation_id is None:
             continue
-        for where, text in item_texts(event.item):
+        side_chat_id = None
+        if isinstance(event, ItemCompleted):
+            texts = item_texts(event.item)
+        elif isinstance(event, SideChatAnswered):
+            side_chat_id = event.side_chat_id
+            texts = [
+                (f"side chat {side_chat_id}", event.answer),
+                (f"side question {side_chat_id}", event.question),
+            ]
+        else:
+            continue
+        for where, text in texts:
             start = next(matches(text, query), None)
             if start is None:
                 continue
@@ -105,6 +119,7 @@ def search_events(
                     where=where,
                     excerpt=excerpt(text, start, len(query)),
                     at=event.at,
+                    side_chat_id=side_chat_id,
                 )
             )
             if len(hits) >= limit:

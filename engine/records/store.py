@@ -303,9 +303,10 @@ class Store:
     def archived_items_like(
         self, pattern: str, limit: int, seqs: tuple[int, int]
     ) -> list[tuple[int, str, str, str | None, str]]:
-        """Completed items of archived conversations, among the trace's rows whose seq is in
-        `seqs` (both ends included), whose stored JSON is LIKE `pattern` (escape `\\`),
-        newest first: (seq, conversation id, title, thread id, event as JSON) (blocking).
+        """Completed items and side answers of archived conversations, among the trace's
+        rows whose seq is in `seqs` (both ends included), whose stored JSON is LIKE `pattern`
+        (escape `\\`), newest first: (seq, conversation id, title, thread id, event as JSON)
+        (blocking).
 
         Read on a connection of its own, so that parts of the trace can be read at once, each
         in a thread of its own.
@@ -316,7 +317,8 @@ class Store:
                 "SELECT t.seq, t.conversation_id, c.title, c.thread_id, t.event FROM trace t "
                 "JOIN conversations c ON c.id = t.conversation_id "
                 "WHERE t.seq BETWEEN ? AND ? AND c.archived = 1 "
-                'AND t.event LIKE \'{"type": "ItemCompleted"%\' '
+                'AND (t.event LIKE \'{"type": "ItemCompleted"%\' '
+                'OR t.event LIKE \'{"type": "SideChatAnswered"%\') '
                 "AND t.event LIKE ? ESCAPE '\\' ORDER BY t.seq DESC LIMIT ?",
                 (*seqs, pattern, limit),
             ).fetchall()

@@ -76,6 +76,8 @@ class SideChat:
         """What codex said of the fork (its sandbox, approval policy, thread)."""
         self.parent_thread_id: str | None = None
         self.questions = 0
+        self.answers: list[SideAnswer] = []
+        """Its answers, oldest first (what can be brought into the conversation)."""
         self.detail = ""
         self.pid: int | None = None
         """The private codex process, while it runs."""
@@ -273,6 +275,7 @@ class SideChat:
         self._answering = None
         if self.state == "answering":
             self._set_state("idle")
+        self.answers.append(SideAnswer(answering.question, "".join(answering.parts), answering.cut))
         event = SideChatAnswered(
             **self._stamp(),
             side_chat_id=self.id,

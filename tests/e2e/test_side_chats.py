@@ -381,3 +381,64 @@ async def test_several_side_chats_are_listed_chosen_and_closed(deck: Deck) -> No
     missing = await engine.execute(conversation_id, "/closeside s9")
     assert missing.message == "There is no open side chat 's9' here (open: s2)."
     assert [s.id for s in engine.side_chats(conversation_id)] == ["s2"]
+
+
+async def test_an_answer_brought_home_goes_with_the_next_message_and_nothing_else_does(
+    deck: Deck, scripted_model: ScriptedModel
+) -> None:
+    """/bringside puts the side chat's latest answer (not its question, not its earlier
+    answers) into the conversation's next message, once; a part of an answer, as selected on
+    screen (its Markdown marks gone), can be brought in instead; anything else cannot."""
+    engine, log = deck
+    conversation_id = await after_a_turn(engine, log)
+    side = await engine.open_side_chat(conversation_id)
+    await side.ask("what did you do?")
+    follow_up = await side.ask("and before that?")
+
+    brought = await engine.execute(conversation_id, "/bringside")
+    assert brought.ok, brought.message
+    [info] = engine.conversations()
+    assert info.context == ("s1: and before that?",)
+    refused = engine.bring_home(conversation_id, part="words the side chat never said")
+    assert not refused.ok
+    assert "Nothing was brought in" in refused.message
+    part = engine.bring_home(conversation_id, part="Nothing else\nhappened, and this")
+    assert part.ok, part.message  # drawn from "**Nothing else happened**, and this …"
+    assert engine.conversations()[0].context == ("s1: and before that?", "s1: what did you do?")
+
+    await engine.submit(conversation_id, "count for me")
+    await log.turn_completed(conversation_id, count=2)
+    sent = parent_requests(scripted_model)[-1].user_text
+    assert sent.endswith("\n\ncount for me")
+    assert follow_up.text in sent
+    assert "Nothing else\nhappened, and this" in sent
+    assert "what did you do?" not in sent
+    assert "and before that?" not in sent
+    assert SIDE_ANSWER not in sent, "only the part chosen of the first answer"
+    assert engine.conversations()[0].context == ()
+
+    await engine.submit(conversation_id, "count for me")
+    await log.turn_completed(conversation_id, count=3)
+    assert parent_requests(scripted_model)[-1].user_text == "count for me"
+
+    assert (await engine.execute(conversation_id, "/bringside")).ok
+    dropped = await engine.execute(conversation_id, "/bringside drop")
+    assert dropped.message == "Took 1 side answer out of the next message."
+    assert engine.conversations()[0].context == ()
+
+
+async def test_side_chats_are_searched_with_the_rest(deck: Deck) -> None:
+    engine, log = deck
+    conversation_id = await after_a_turn(engine, log)
+    side = await engine.open_side_chat(conversation_id)
+    await side.ask("what did you do?")
+    await log.wait_for(SideChatAnswered)
+    [hit] = await engine.search("nothing else happened")
+    assert (hit.conversation_id, hit.where, hit.side_chat_id) == (
+        conversation_id,
+        "side chat s1",
+        "s1",
+    )
+    assert "Nothing else happened" in hit.excerpt
+    [asked] = await engine.search("what did you do")
+    assert asked.where == "side question s1"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import ItemCompleted, TurnStarted
+from engine.events import ItemCompleted, SideChatAnswered, TurnStarted
 from engine.protocol import AgentMessageItem
 from engine.records import search as searching
 from engine.records.recording import event_to_json
@@ -79,3 +79,33 @@ async def test_every_archived_hit_is_found_whichever_part_it_is_in(
     assert [hit.excerpt for hit in every] == [f"the needle {n}." for n in reversed(range(SAID))]
     assert {(hit.conversation_id, hit.archived) for hit in every} == {("gone", True)}
     assert [hit.excerpt for hit in newest] == [f"the needle {n}." for n in range(36, 31, -1)]
+
+
+async def test_an_archived_conversations_side_answers_are_found(tmp_path: Path) -> None:
+    kept(tmp_path / "store.sqlite3")
+    connection = sqlite3.connect(tmp_path / "store.sqlite3")
+    with connection:
+        answered = SideChatAnswered(
+            seq=0,
+            at=1000.0,
+            conversation_id="gone",
+            side_chat_id="s1",
+            question="what about the haystack?",
+            answer="It is made of hay.",
+            cut=False,
+        )
+        connection.execute(
+            "INSERT INTO trace (conversation_id, turn_id, at, event) VALUES (?, NULL, ?, ?)",
+            ("gone", 1000.0, json.dumps(event_to_json(answered))),
+        )
+    connection.close()
+    store = Store.open(tmp_path / "store.sqlite3")
+    try:
+        hits = await searching.search([], store, "made of hay", limit=10)
+        asked = await searching.search([], store, "haystack", limit=10)
+    finally:
+        store.close()
+    assert [(h.where, h.excerpt, h.side_chat_id, h.archived) for h in hits] == [
+        ("side chat s1", "It is made of hay.", "s1", True)
+    ]
+    assert [h.where for h in asked] == ["side question s1"]

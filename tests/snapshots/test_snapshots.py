@@ -23,6 +23,7 @@ from tui.app import CodexDeckApp
 from tui.cli import DEMO_TOUR
 from tui.screens.starting import StartingBox
 from tui.widgets.approval import ApprovalCard
+from tui.widgets.card import InteractionCard
 from tui.widgets.transcript import Transcript
 
 RECORDINGS = Path(__file__).with_name("recordings")
@@ -76,6 +77,10 @@ async def reached(pilot: Pilot[None]) -> None:
     """Drawn, then ctrl+g moved to the card waiting, shown from its top once laid out."""
     await settled(pilot)
     await pilot.press("ctrl+g")
+    for _ in range(200):
+        await pilot.pause()
+        if isinstance(pilot.app.focused, InteractionCard):
+            break
     for _ in range(3):
         await pilot.pause()
 

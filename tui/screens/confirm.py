@@ -66,6 +66,11 @@ def quitting_loses(
     images = sum(len(info.images) for info in backend.conversations()) if backend else 0
     if images:
         lost.append(f"{images} image(s) wait to go with a message; quitting drops them.")
+    brought = sum(len(info.context) for info in backend.conversations()) if backend else 0
+    if brought:
+        lost.append(
+            f"{brought} side answer(s) brought in wait to go with a message; quitting drops them."
+        )
     return lost
 
 

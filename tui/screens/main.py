@@ -332,7 +332,16 @@ class MainScreen(PickingScreen):
             await self._show_created(result.conversation_id)
         elif hit.conversation_id in self._infos:
             await self.show_conversation(hit.conversation_id)
-        self.view.find_bar.open(query)
+        if hit.side_chat_id is None:
+            self.view.find_bar.open(query)
+            return
+        panel = self.query_one(SidePanel)
+        if panel.choose(hit.side_chat_id):
+            self._side_shown(True)
+        else:
+            self.notify(
+                f"Side chat {hit.side_chat_id} is closed; it said: {hit.excerpt}", markup=False
+            )
 
     def action_follow(self) -> None:
         """Back to the end of the conversation, following what comes (ctrl+end)."""

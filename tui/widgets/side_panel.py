@@ -58,6 +58,8 @@ class SidePanel(Vertical, can_focus=False):
         Binding("alt+left", "switch(-1)", "Previous side chat", id="side.previous", show=False),
         Binding("f5", "act('close')", "Close side chat", id="side.close"),
         Binding("f7", "act('promote')", "Keep as conversation", id="side.keep"),
+        # A priority binding: the box below would type alt+h as an "h".
+        Binding("alt+h", "bring_home", "Bring answer in", id="side.bring", priority=True),
     ]
 
     @dataclass
@@ -242,6 +244,15 @@ class SidePanel(Vertical, can_focus=False):
         self._refresh()
         self.focus_input()
 
+    def choose(self, side_chat_id: str) -> bool:
+        """Show that side chat of the conversation in view; False when it is not open."""
+        if self.conversation_id is None or side_chat_id not in self._open(self.conversation_id):
+            return False
+        self._active[self.conversation_id] = side_chat_id
+        self._new_next = False
+        self._refresh()
+        return True
+
     def action_switch(self, step: int) -> None:
         opened = self._open(self.conversation_id)
         if not opened or self.conversation_id is None:
@@ -251,6 +262,29 @@ class SidePanel(Vertical, can_focus=False):
         self._active[self.conversation_id] = opened[(index + step) % len(opened)]
         self._new_next = False
         self._refresh()
+
+    def action_bring_home(self) -> None:
+        """The active side chat's latest answer, or the part of its answers selected with
+        the mouse, goes with the conversation's next message."""
+        side = self.active
+        if side is None or self.conversation_id is None or self.backend is None:
+            self.note("No side chat here to bring an answer in from.")
+            return
+        result = self.backend.bring_home(self.conversation_id, side, self._selected_in(side))
+        self.note("" if result.ok else result.message)
+        if result.ok:
+            self.notify(inert(result.message), markup=False)
+
+    def _selected_in(self, side_chat_id: str) -> str | None:
+        """What is selected (with the mouse) in that side chat's thread, if anything."""
+        thread = self._thread(side_chat_id)
+        parts = []
+        for widget, selection in self.screen.selections.items():
+            if widget.is_attached and thread in widget.ancestors_with_self:
+                got = widget.get_selection(selection)
+                if got is not None:
+                    parts.append(got[0])
+        return "".join(parts).strip() or None
 
     def action_act(self, action: Literal["close", "promote"]) -> None:
         side = self.active

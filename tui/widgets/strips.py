@@ -82,18 +82,22 @@ class WaitingStrip(Strip):
 
 
 class AttachmentsStrip(Strip):
-    """The images that go with the next message."""
+    """The images and side answers that go with the next message."""
 
     def __init__(self) -> None:
         super().__init__(id="attachments")
 
     def show(self, info: ConversationInfo | None) -> None:
         images = info.images if info is not None else ()
-        if not images:
-            self.say("")
-            return
-        chips = "  ".join(f"[{image.label}]" for image in images)
-        self.say(f"📎 {chips}  — sent with your next message · /image clear drops them")
+        brought = info.context if info is not None else ()
+        said = []
+        if images:
+            chips = "  ".join(f"[{image.label}]" for image in images)
+            said.append(f"📎 {chips}  — sent with your next message · /image clear drops them")
+        if brought:
+            chips = "  ".join(f"[side answer {label}]" for label in brought)
+            said.append(f"↳ {chips}  — goes with your next message · /bringside drop takes it out")
+        self.say("\n".join(said))
 
 
 class ComposerNote(Static):
