@@ -36,6 +36,7 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
+from engine.hunks import Marks
 from engine.protocol import LoginStarted, ModelInfo
 from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit
@@ -301,6 +302,21 @@ class Deck:
                 False, f"No single request waiting has an id starting {reference!r}."
             )
         return await self._of(asked).respond(reference, answer, asked)
+
+    async def accept_with_reverts(
+        self, interaction_id: str, marks: Marks, why: str
+    ) -> CommandResult:
+        asked = self._asked(interaction_id)
+        if asked is None:
+            return CommandResult(
+                False, f"No single request waiting has an id starting {interaction_id!r}."
+            )
+        return await self._of(asked).accept_with_reverts(interaction_id, marks, why)
+
+    async def revert_hunks(
+        self, conversation_id: str, item_id: str, marks: Marks, why: str
+    ) -> CommandResult:
+        return await self._of(conversation_id).revert_hunks(conversation_id, item_id, marks, why)
 
     def rename(self, conversation_id: str, title: str) -> ConversationInfo:
         return self._of(conversation_id).rename(conversation_id, title)

@@ -47,6 +47,7 @@ from engine.conversations.mcp import McpServers
 from engine.conversations.notices import Notices
 from engine.conversations.provider_probe import ProviderProbe
 from engine.conversations.restore import Restorer
+from engine.conversations.reverts import Reverts
 from engine.conversations.review import Reviews
 from engine.conversations.rewind import Rewinds
 from engine.conversations.router import Router
@@ -67,6 +68,7 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
+from engine.hunks import Marks
 from engine.records.export import export_jsonl
 from engine.records.outputs import CommandOutputs, KeptOutput
 from engine.records.search import SearchHit, search
@@ -162,6 +164,7 @@ class Engine:
         self._lifecycle = Lifecycle(core, self._turns, cwd, self._side_chats.close_all)
         self._account = Account(lambda: self._link.server)
         self._side_questions = SideQuestions(core, self._side_chats)
+        self._reverts = Reverts(core, self._turns)
         self._threads = Threads(core, self._restorer, cwd)
         self._choices = Choices(core)
         self._files = FileSearch(core)
@@ -394,6 +397,21 @@ class Engine:
         sent unless the id is found, still pending, and the answer fits its kind.
         """
         return self._router.requests.respond(reference, answer, conversation_id)
+
+    async def accept_with_reverts(
+        self, interaction_id: str, marks: Marks, why: str
+    ) -> CommandResult:
+        """Accept the file change a request asks about and, once codex has applied it, take
+        back the hunks marked (by file path, their places from 0), all or none, and tell
+        codex which and `why`."""
+        return self._reverts.accept_with_reverts(interaction_id, marks, why)
+
+    async def revert_hunks(
+        self, conversation_id: str, item_id: str, marks: Marks, why: str
+    ) -> CommandResult:
+        """Take back hunks of a file change applied earlier (the item `item_id`), all or
+        none, and tell codex which and `why`."""
+        return await self._reverts.revert_applied(conversation_id, item_id, marks, why)
 
     async def open_side_chat(self, conversation_id: str) -> SideChat:
         """Open a side chat: a throwaway fork of the conversation's thread in a private codex

@@ -79,7 +79,8 @@ class ConversationInfo:
     images: tuple[AttachedImage, ...] = ()
     """Images staged for the next message."""
     context: tuple[str, ...] = ()
-    """Side answers brought in to go with the next message, each named (`s1: its question`)."""
+    """What goes with the next message, each named: side answers brought in (`side answer
+    s1: its question`), hunks of a change taken back when no turn ran to be told."""
     host: str | None = None
     """The machine whose codex holds it (`[hosts]`; None: the only codex there is)."""
 

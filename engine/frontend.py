@@ -26,6 +26,7 @@ from engine.events import (
     SideChatInfo,
     StopOutcome,
 )
+from engine.hunks import Marks
 from engine.protocol import ModelInfo
 from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit
@@ -142,6 +143,14 @@ class Backend(Protocol):
 
     def bring_home(
         self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult: ...
+
+    async def accept_with_reverts(
+        self, interaction_id: str, marks: Marks, why: str
+    ) -> CommandResult: ...
+
+    async def revert_hunks(
+        self, conversation_id: str, item_id: str, marks: Marks, why: str
     ) -> CommandResult: ...
 
 

@@ -37,6 +37,7 @@ from engine.events import (
     TurnStarted,
 )
 from engine.frontend import Backend, OpenBackend
+from engine.hunks import Marks
 from engine.protocol import ModelInfo
 from engine.records.outputs import KeptOutput
 from engine.records.search import SearchHit, search_events
@@ -322,6 +323,16 @@ class ReplayBackend:
 
     def bring_home(
         self, conversation_id: str, side_chat_id: str | None = None, part: str | None = None
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
+    async def accept_with_reverts(
+        self, interaction_id: str, marks: Marks, why: str
+    ) -> CommandResult:
+        return CommandResult(False, READ_ONLY)
+
+    async def revert_hunks(
+        self, conversation_id: str, item_id: str, marks: Marks, why: str
     ) -> CommandResult:
         return CommandResult(False, READ_ONLY)
 

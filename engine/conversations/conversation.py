@@ -66,7 +66,7 @@ class SideContext:
 
     @property
     def label(self) -> str:
-        return f"{self.side_chat_id}: {self.question[:40]}"
+        return f"side answer {self.side_chat_id}: {self.question[:40]}"
 
     def block(self) -> str:
         """How the model is given it, ahead of the message (the answer only: what was asked
@@ -77,7 +77,23 @@ class SideContext:
         )
 
 
-def with_context(text: str, context: list[SideContext]) -> str:
+@dataclass(frozen=True)
+class RevertNote:
+    """What the user took back of a change codex made, and why, to go with the next
+    message (when no turn runs to be told at once)."""
+
+    text: str
+    label: str
+
+    def block(self) -> str:
+        return self.text
+
+
+Brought = SideContext | RevertNote
+"""What goes with the next message, ahead of what the user writes."""
+
+
+def with_context(text: str, context: list[Brought]) -> str:
     """The message as sent: the side answers brought in, then what the user wrote."""
     return "\n\n".join([*(part.block() for part in context), text])
 
@@ -95,8 +111,9 @@ class Conversation:
     thread: ThreadOpened | None = None
     archived: bool = False
     images: list[AttachedImage] = field(default_factory=list)
-    context: list[SideContext] = field(default_factory=list)
-    """Side answers the user brought in, to go with the next message (then let go)."""
+    context: list[Brought] = field(default_factory=list)
+    """Side answers the user brought in, and what the user took back of a change, to go
+    with the next message (then let go)."""
     """Images staged for the next message."""
     queue: deque[Submission] = field(default_factory=deque)
     queue_held: bool = False

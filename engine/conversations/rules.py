@@ -9,7 +9,6 @@ running (as does a rule saved, from then on), and is gone from new threads."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import shlex
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from engine import protocol as wire
+from engine.conversations.codex_files import read_text, write_text
 from engine.conversations.conversation import Conversation
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import EngineEvent, ItemCompleted
@@ -251,14 +251,13 @@ class Rules:
         )
 
     async def _read(self, path: str) -> str:
-        params = wire.FsReadFileParams(path=path)
-        read = await self._server().call("fs/readFile", params, wire.FsFile)
-        return base64.b64decode(read.data_base64).decode("utf-8", errors="replace")
+        try:
+            return await read_text(self._server(), path)
+        except UnicodeDecodeError:
+            return ""  # not a rules file codex could read either
 
     async def _write(self, path: str, text: str) -> None:
-        data = base64.b64encode(text.encode()).decode()
-        params = wire.FsWriteFileParams(path=path, data_base64=data)
-        await self._server().call("fs/writeFile", params, wire.EmptyResult)
+        await write_text(self._server(), path, text)
 
 
 def _offset(text: str, rule: SavedRule) -> int:

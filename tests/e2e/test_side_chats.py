@@ -398,13 +398,16 @@ async def test_an_answer_brought_home_goes_with_the_next_message_and_nothing_els
     brought = await engine.execute(conversation_id, "/bringside")
     assert brought.ok, brought.message
     [info] = engine.conversations()
-    assert info.context == ("s1: and before that?",)
+    assert info.context == ("side answer s1: and before that?",)
     refused = engine.bring_home(conversation_id, part="words the side chat never said")
     assert not refused.ok
     assert "Nothing was brought in" in refused.message
     part = engine.bring_home(conversation_id, part="Nothing else\nhappened, and this")
     assert part.ok, part.message  # drawn from "**Nothing else happened**, and this …"
-    assert engine.conversations()[0].context == ("s1: and before that?", "s1: what did you do?")
+    assert engine.conversations()[0].context == (
+        "side answer s1: and before that?",
+        "side answer s1: what did you do?",
+    )
 
     await engine.submit(conversation_id, "count for me")
     await log.turn_completed(conversation_id, count=2)

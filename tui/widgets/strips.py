@@ -82,7 +82,7 @@ class WaitingStrip(Strip):
 
 
 class AttachmentsStrip(Strip):
-    """The images and side answers that go with the next message."""
+    """The images, side answers and hunks taken back that go with the next message."""
 
     def __init__(self) -> None:
         super().__init__(id="attachments")
@@ -95,7 +95,7 @@ class AttachmentsStrip(Strip):
             chips = "  ".join(f"[{image.label}]" for image in images)
             said.append(f"📎 {chips}  — sent with your next message · /image clear drops them")
         if brought:
-            chips = "  ".join(f"[side answer {label}]" for label in brought)
+            chips = "  ".join(f"[{label}]" for label in brought)
             said.append(f"↳ {chips}  — goes with your next message · /bringside drop takes it out")
         self.say("\n".join(said))
 
