@@ -75,6 +75,12 @@ class Inbox:
 
 
 @dataclass(frozen=True, slots=True)
+class Revert:
+    """Review the latest change codex applied here, hunk by hunk, to take some back (a front
+    end's to do: it opens its review)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
     """List codex's saved rules and the session's approvals; or remove saved rule `remove`."""
 
@@ -252,6 +258,7 @@ Command = (
     | Quit
     | Inbox
     | Rules
+    | Revert
     | Resend
     | Continue
     | Threads

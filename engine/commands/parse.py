@@ -49,6 +49,7 @@ from engine.commands.kinds import (
     Rename,
     Resend,
     Reset,
+    Revert,
     Rules,
     Say,
     Session,
@@ -266,6 +267,12 @@ COMMANDS: tuple[Usage, ...] = (
         "[ID]",
         "keep a side chat's fork as a new conversation (without the side answers)",
         side_action("promote"),
+    ),
+    Usage(
+        "revert",
+        "",
+        "review the latest change codex applied here hunk by hunk, and take some back",
+        no_arguments(Revert()),
     ),
     Usage(
         "rules",

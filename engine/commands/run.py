@@ -235,6 +235,10 @@ class CommandLine:
             if not removed.ok:
                 return self._notices.failed(conversation.id, removed.message)
             return self._notices.told(conversation, removed.message)
+        if isinstance(command, kinds.Revert):
+            return self._notices.failed(
+                conversation.id, "/revert opens the app's review, which did not take it here."
+            )
         if isinstance(command, kinds.Inbox):
             return self._notices.failed(
                 conversation.id, "/inbox opens the app's inbox, which did not take it here."

@@ -90,6 +90,8 @@ class Scene:
     """Side questions (`/side …`) asked once `stop` holds, each waited for until answered."""
     elsewhere: str = ""
     """A message sent first in a second conversation, waited for until it asks something."""
+    files: tuple[tuple[str, str], ...] = ()
+    """Files in the workspace before anything is sent: name, content."""
 
 
 SCENES: dict[str, Scene] = {
@@ -103,6 +105,12 @@ SCENES: dict[str, Scene] = {
     "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
     "question": Scene("ask me", at_question, setup=("/plan on",)),
     "expired": Scene("approval", at_turn_end, answer="/stop"),
+    "two_hunks": Scene(
+        "edit two places",
+        at_question,
+        setup=("/approvals untrusted",),
+        files=(("story.txt", "".join(f"line {n}\n" for n in range(1, 15))),),
+    ),
     "rule": Scene("save a rule", at_question, before=("save a rule", "print forty lines")),
     "inbox": Scene(
         "add a long file", both_asked, setup=("/approvals untrusted",), elsewhere="approval"
@@ -127,6 +135,8 @@ async def record(scene: Scene) -> list[EngineEvent]:
         home, workspace = Path(scratch, "home"), Path(scratch, "ws")
         await anyio.Path(home).mkdir()
         await anyio.Path(workspace).mkdir()
+        for name, content in scene.files:
+            await anyio.Path(workspace, name).write_text(content)
         async with run_scripted_model() as model:
             settings = offline_settings(Settings(), model, home)
             async with Engine.open(settings, cwd=workspace) as engine:

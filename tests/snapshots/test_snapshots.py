@@ -181,6 +181,20 @@ def test_a_rule_offered_says_how_far_it_reaches(snap_compare: Compare) -> None:
     assert snap_compare(app_for("rule"), terminal_size=(120, 40), run_before=reached)
 
 
+def test_a_change_reviewed_hunk_by_hunk_with_one_to_take_back(snap_compare: Compare) -> None:
+    """A change of two hunks to story.txt waiting for approval, ctrl+g then r: "Accept with
+    hunks taken back? [qx0a]", the first hunk (`@@ -1,3 +1,3 @@`, line 2 to LINE TWO)
+    marked [keep], the second (`@@ -9,3 +9,3 @@`, line 10 to LINE TEN) highlighted and
+    marked [take back] in red after space; the keys: space keep / take back · enter accept,
+    then take the marked hunks back · esc back, nothing done."""
+    assert snap_compare(
+        app_for("two_hunks"),
+        press=["r", "down", "space"],
+        terminal_size=(120, 40),
+        run_before=reached,
+    )
+
+
 def test_trace_pane(snap_compare: Compare) -> None:
     """ctrl+t opens the trace beside the transcript: one row per event with time (UTC),
     kind, label and duration; runs of deltas folded into one row with a ×count."""

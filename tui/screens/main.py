@@ -33,13 +33,17 @@ from engine.events import (
 )
 from engine.frontend import Backend
 from engine.replay import ReplayBackend
+from engine.results import CommandResult
 from tui.bridge import AttentionNeeded, EngineBatch
+from tui.entries import FileChangeEntry
 from tui.reported import reported
+from tui.screens.hunks import HunkReview, Reviewed
 from tui.screens.inbox import Inbox, named, oldest_first
 from tui.screens.pickers import PickingScreen
 from tui.screens.prompt import PromptScreen
 from tui.screens.raw import RawEventScreen
 from tui.text import inert
+from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
 from tui.widgets.composer import Composer
 from tui.widgets.conversation_list import ConversationList, requests
@@ -425,6 +429,59 @@ class MainScreen(PickingScreen):
         inbox = Inbox(self.backend.pending_interactions(), dict(self._infos), self.backend.now)
         self.app.push_screen(inbox, self._go_to_interaction)
 
+    @on(ApprovalCard.ReviewAsked)
+    def _review_asked(self, event: ApprovalCard.ReviewAsked) -> None:
+        """r on a file change's card: the change hunk by hunk; accepted with those marked
+        taken back once the user is done there (nothing is answered otherwise)."""
+        info = event.card.info
+        review = HunkReview(
+            f"Accept with hunks taken back? [{info.id}]  Mark those to take back.",
+            info.changes,
+            "accept, then take the marked hunks back",
+        )
+
+        def reviewed(done: Reviewed | None) -> None:
+            if done is not None and self.backend is not None:
+                self._send_reverts(self.backend.accept_with_reverts(info.id, done.marks, done.why))
+                self.set_focus(self.view.composer)  # as after any answer on a card
+
+        self.app.push_screen(review, reviewed)
+
+    def review_applied(self) -> None:
+        """/revert: the latest change codex applied here, hunk by hunk; the hunks marked are
+        taken back once the user is done there."""
+        transcript = self.view.transcript(self.current or "")
+        applied = [
+            entry
+            for entry in (transcript.entries if transcript is not None else [])
+            if isinstance(entry, FileChangeEntry) and entry.status == "completed"
+        ]
+        if not applied or self.backend is None or self.current is None:
+            self._note("No change codex applied here yet to take hunks back of.")
+            return
+        entry, conversation_id = applied[-1], self.current
+        review = HunkReview(
+            "Take back hunks of the latest change codex applied here? Mark them.",
+            tuple(entry.item.changes),
+            "take the marked hunks back",
+        )
+
+        def reviewed(done: Reviewed | None) -> None:
+            if done is not None and self.backend is not None:
+                item = entry.item.id
+                self._send_reverts(
+                    self.backend.revert_hunks(conversation_id, item, done.marks, done.why)
+                )
+
+        self.app.push_screen(review, reviewed)
+
+    @work(group="reverts")
+    @reported("The hunks were not taken back")
+    async def _send_reverts(self, sending: Awaitable[CommandResult]) -> None:
+        result = await sending
+        if not result.ok:
+            self.notify(inert(result.message), severity="error", markup=False)
+
     def _go_to_interaction(self, interaction_id: str | None) -> None:
         if interaction_id is not None:
             self.run_worker(self.go_to_interaction(interaction_id), group="inbox")
@@ -456,6 +513,9 @@ class MainScreen(PickingScreen):
             return
         if isinstance(command, kinds.Inbox):
             self.action_inbox()
+            return
+        if isinstance(command, kinds.Revert):
+            self.review_applied()
             return
         if isinstance(command, kinds.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Static
 
 from engine import Approve, ApproveScope, Cancel, Decline
@@ -30,7 +32,19 @@ class ApprovalCard(InteractionCard):
         Binding("w", "approve('network')", "Network rule", id="approval.network", show=False),
         Binding("n", "decline", "Decline", id="approval.decline"),
         Binding("c", "cancel", "Cancel turn", id="approval.cancel"),
+        Binding("r", "review", "Review hunks", id="approval.review"),
     ]
+
+    @dataclass
+    class ReviewAsked(Message):
+        """The user asked to review the change hunk by hunk (to accept it with some taken
+        back): the screen opens the review."""
+
+        card: ApprovalCard
+
+        @property
+        def control(self) -> ApprovalCard:
+            return self.card
 
     def compose(self) -> ComposeResult:
         info = self.info
@@ -58,7 +72,18 @@ class ApprovalCard(InteractionCard):
             )
         yield self.keys_line(self._keys())
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "review" and self.info.kind != "file_change":
+            return False
+        return super().check_action(action, parameters)
+
     def _keys(self) -> str:
+        if self.info.kind == "file_change":
+            return (
+                "ctrl+g goes here, then y approve · a approve for the session · r review hunk by "
+                "hunk (keep or take back each) · n decline · c decline and stop the turn · esc "
+                f"back   (or /approve {self.info.id})"
+            )
         if self.info.kind == "permissions":
             return (
                 f"ctrl+g goes here, then y allow for this turn · a allow for the session · "
@@ -69,6 +94,9 @@ class ApprovalCard(InteractionCard):
             f"ctrl+g goes here, then y approve · a approve for the session{rule} · n decline · "
             f"c decline and stop the turn · esc back   (or /approve {self.info.id})"
         )
+
+    def action_review(self) -> None:
+        self.post_message(self.ReviewAsked(self))
 
     def action_approve(self, scope: ApproveScope) -> None:
         self.answer(Approve(scope))
