@@ -330,7 +330,15 @@ async def test_slash_opens_completion_with_usage(deck: Deck) -> None:
         completion = app.main.query_one(CommandCompletion)
         assert completion.is_open
         names = [completion.get_option_at_index(n).id for n in range(completion.option_count)]
-        assert names == ["/reset ", "/review ", "/resend ", "/rename ", "/respond "]
+        assert names == [
+            "/reset ",
+            "/review ",
+            "/resend ",
+            "/rename ",
+            "/respond ",
+            "/revert ",
+            "/rules ",
+        ]
         await pilot.press("tab")
         assert app.main.query_one(Composer).text == "/reset "
         assert not completion.is_open

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from engine.events import (
     ConversationUpdated,
@@ -34,6 +35,7 @@ from tui.entries import (
     NoticeEntry,
     UserEntry,
 )
+from tui.screens.hunks import HunkReview
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.working import WorkingLine
@@ -167,3 +169,36 @@ async def test_a_replay_shows_the_recordings_clock_and_counts_at_the_point_playe
         assert re.search(r"Waiting for your answer 0:0\d", working), working
         assert re.search(r"waiting 0:0\d", status), status
         await replay.shut_down()
+
+
+async def test_on_replay_the_inbox_the_review_and_the_rules_show_and_send_nothing() -> None:
+    """A recorded change of two hunks waiting: alt+i lists it; its card reviewed hunk by hunk
+    and accepted with one taken back says the replay sends nothing, the card still waits; a
+    side answer cannot be brought in, /rules is not run."""
+    recorded = Path(__file__).parents[1] / "snapshots" / "recordings" / "two_hunks.jsonl"
+    backend = ReplayBackend(read_recording(recorded))
+    replay = CodexDeckApp(Settings(), playing(backend))
+    async with replay.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: replay.opened and ready(replay.main), "the replay opens")
+        await until(pilot, lambda: backend.played == backend.total, "the replay is played")
+        await until(pilot, lambda: transcript(replay).query(ApprovalCard), "the card shows")
+        await pilot.press("alt+i")
+        await until(pilot, lambda: "1 request waits" in inbox_title(replay), "the inbox")
+        await pilot.press("escape")
+        card = transcript(replay).query_one(ApprovalCard)
+        await go_to_request(replay, pilot)
+        await until(pilot, lambda: card.has_focus, "ctrl+g moves to the card")
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(replay.screen, HunkReview), "the review opens")
+        await pilot.press("down", "space", "enter", "x", "enter")
+        await until(pilot, lambda: READ_ONLY in _note(replay), "the replay says it sends nothing")
+        assert not card.resolved
+        assert not backend.bring_home(card.info.conversation_id).ok
+        ran = await backend.execute(card.info.conversation_id, "/rules")
+        assert (ran.ok, ran.message) == (False, READ_ONLY)
+        await replay.shut_down()
+
+
+def inbox_title(app: CodexDeckApp) -> str:
+    titles = app.screen.query(".inbox-title")
+    return str(titles.first(Static).render()) if titles else ""
