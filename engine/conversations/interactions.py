@@ -329,11 +329,15 @@ class Interactions:
                 return candidate
 
 
+SAVED_RULE = "saved rule:"
+"""How a grant that is a rule saved in codex's rules file begins (not the session's alone)."""
+
+
 def grant_words(info: InteractionInfo, outcome: Outcome) -> str:
     """What an approval that outlives its request allows, in words."""
     if outcome == "accepted_with_rule":
         allowed = shlex.join(info.exec_policy_amendment) or "the host codex asked for"
-        return f"saved rule: commands starting with `{allowed}`"
+        return f"{SAVED_RULE} commands starting with `{allowed}`"
     if info.kind == "command":
         return f"this session: `{info.command}`"
     if info.kind == "file_change":

@@ -19,6 +19,7 @@ from pathlib import PurePosixPath
 from engine import protocol as wire
 from engine.conversations.codex_files import read_text, write_text
 from engine.conversations.conversation import Conversation
+from engine.conversations.interactions import SAVED_RULE
 from engine.errors import ConnectionClosed, RpcError
 from engine.events import EngineEvent, ItemCompleted
 from engine.protocol import CommandExecutionItem
@@ -175,7 +176,8 @@ class Rules:
             for number, rule in enumerate(saved, 1)
         ] or ["  none"]
         lines.append("This conversation's approvals for its session (until /reset):")
-        lines += [f"  • {grant}" for grant in conversation.grants] or ["  none"]
+        session = [grant for grant in conversation.grants if not grant.startswith(SAVED_RULE)]
+        lines += [f"  • {grant}" for grant in session] or ["  none"]
         if saved:
             lines.append("/rules remove N removes saved rule N from its file.")
         return CommandResult(True, "\n".join(lines))

@@ -62,7 +62,10 @@ async def test_a_rule_says_what_it_would_have_run_and_is_listed_and_removed(
 
     listed = (await engine.execute(here, "/rules")).message
     assert f"  1. allow     {RULED}    ({rules_file}:1)" in listed.splitlines()
-    assert f"  • saved rule: commands starting with `{RULED}`" in listed.splitlines()
+    assert listed.splitlines()[2:4] == [
+        "This conversation's approvals for its session (until /reset):",
+        "  none",
+    ]
     nothing = await engine.execute(here, "/rules remove 2")
     assert not nothing.ok
     assert nothing.message == "There is no saved rule 2: /rules lists 1 (1 to 1)."
@@ -111,3 +114,18 @@ async def test_a_rules_file_changed_since_it_was_listed_is_left_alone(
     assert (rules / "team.rules").read_text() == (
         '# mine\nprefix_rule(pattern=["make", "check"], decision="allow")\n'
     )
+
+
+async def test_the_sessions_approvals_are_listed_apart_from_the_saved_rules(deck: Deck) -> None:
+    engine, log = deck
+    here = (await engine.new_conversation()).id
+    await engine.submit(here, "run it twice")
+    request = await asked(log, here, 1)
+    assert (await engine.respond(request.interaction.id, Approve("session"))).ok
+    await log.turn_completed(here)
+    listed = (await engine.execute(here, "/rules")).message.splitlines()
+    assert listed[1:4] == [
+        "  none",
+        "This conversation's approvals for its session (until /reset):",
+        "  • this session: `/bin/bash -lc 'echo again >> twice.txt'`",
+    ]
