@@ -544,3 +544,21 @@ async def test_hints_are_asked_for_once_the_engine_is_up_and_told(deck: Deck) ->
             "the hint is told",
         )
         assert asked == [True]
+
+
+async def test_new_offers_the_hosts_and_enter_alone_starts_it_on_the_one_in_view(
+    deck: Deck,
+) -> None:
+    async with deck() as (app, pilot):
+        composer = app.main.query_one(Composer)
+        composer.hosts = ("local", "box")
+        await pilot.press("/", "n", "e", "w", "space")
+        completion = app.main.query_one(CommandCompletion)
+        await until(pilot, lambda: completion.is_open, "the hosts offered")
+        names = [completion.get_option_at_index(n).id for n in range(completion.option_count)]
+        assert names == ["/new @local ", "/new @box "]
+        backend = app.main.backend
+        assert backend is not None
+        await pilot.press("enter")
+        await until(pilot, lambda: len(backend.conversations()) == 2, "a new conversation")
+        assert composer.text == ""

@@ -84,7 +84,11 @@ def test_three_hosts_typed_at_as_a_person_does(
     terminal.wait_for("New conversation")
     assert "box-notes.md" not in terminal.screen()
 
-    type_slowly(terminal, "", "/new @b")  # the hosts complete after `/new @`
+    type_slowly(terminal, "", "/new ")  # which host? all of them offered
+    for name in ("@local", "@sock", "@box"):
+        terminal.wait_for(f"{name}  start the conversation on this host")
+    type_slowly(terminal, "/new ", "@b")  # narrowed as the name is typed
+    terminal.wait_until(lambda: "@sock  start" not in terminal.screen(), "only @box offered")
     terminal.wait_for("@box  start the conversation on this host")
     terminal.type("Tab")
     terminal.wait_until(lambda: message_box(terminal.screen()) == "/new @box", "the host put in")

@@ -43,7 +43,11 @@ class Completed:
 
 def completions(text: str, hosts: Collection[str] = ()) -> list[Completed]:
     """What completes what is typed: the commands for a `/` and part of a name (no space
-    yet); the `hosts` for `/new @` and part of a name."""
+    yet); the `hosts` for `/new ` (which host? Enter alone: the one in view, as before) and
+    for `/new @` and part of a name."""
+    if hosts and text == "/new ":
+        said = "start the conversation on this host (or Enter: on the one in view)"
+        return [Completed(f"/new @{h} ", f"@{h}", said) for h in hosts]
     if text.startswith("/new @") and " " not in text[len("/new @") :] and "\n" not in text:
         typed = text[len("/new @") :]
         said = "start the conversation on this host"
@@ -215,7 +219,8 @@ class Composer(DraftBox):
             completion.show(completions(self.text, self.hosts))
         found = completions(self.text, self.hosts)
         typed_whole_name = any(self.text == completed.line.rstrip() for completed in found)
-        if key == "enter" and typed_whole_name:  # Enter sends it as it is
+        asked_host = self.text == "/new " and bool(found)  # the hosts offered; Enter: this one
+        if key == "enter" and (typed_whole_name or asked_host):  # Enter sends it as it is
             completion.show([])
         if completion.is_open and key in ("up", "down", "tab", "enter", "escape"):
             self._stop(event)
