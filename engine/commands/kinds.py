@@ -76,8 +76,10 @@ class Inbox:
 
 @dataclass(frozen=True, slots=True)
 class Revert:
-    """Review the latest change codex applied here, hunk by hunk, to take some back (a front
-    end's to do: it opens its review)."""
+    """Review a change codex applied here (`back`: 1 the latest, 2 the one before …), hunk
+    by hunk, to take some back (a front end's to do: it opens its review)."""
+
+    back: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,13 +62,21 @@ from engine.commands.kinds import (
 from engine.conversations.interactions import Decline
 
 
+def revert(rest: str) -> Revert:
+    if not rest:
+        return Revert()
+    if rest.isdigit() and int(rest) >= 1:
+        return Revert(int(rest))
+    raise ValueError("takes a number: 2 is the change before the latest")
+
+
 def rules(rest: str) -> Rules:
     words = rest.split()
     if not words:
         return Rules()
     if len(words) == 2 and words[0] == "remove" and words[1].isdigit():
         return Rules(int(words[1]))
-    raise CommandError("usage: /rules, or /rules remove N (N as /rules numbers them)")
+    raise ValueError("takes nothing, or remove N (N as it lists them)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,9 +278,10 @@ COMMANDS: tuple[Usage, ...] = (
     ),
     Usage(
         "revert",
-        "",
-        "review the latest change codex applied here hunk by hunk, and take some back",
-        no_arguments(Revert()),
+        "[N]",
+        "review a change codex applied here (the latest; N: the Nth latest) hunk by hunk, "
+        "and take some back",
+        revert,
     ),
     Usage(
         "rules",

@@ -100,6 +100,14 @@ def test_lines_parse(line: str, command: object) -> None:
         ),
         ("/decline ab12 because", "/decline takes only an interaction id; usage: /decline ID"),
         ("/respond ab12", "/respond needs an answer after the id; usage: /respond ID TEXT|JSON"),
+        (
+            "/revert last",
+            "/revert takes a number: 2 is the change before the latest; usage: /revert [N]",
+        ),
+        (
+            "/rules drop 1",
+            "/rules takes nothing, or remove N (N as it lists them); usage: /rules [remove N]",
+        ),
         ("/rename", "/rename needs text; usage: /rename TITLE"),
         ("/queue", "/queue needs text; usage: /queue TEXT"),
         ("/newside", "/newside needs text; usage: /newside QUESTION"),

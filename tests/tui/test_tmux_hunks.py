@@ -64,4 +64,7 @@ def test_a_change_reviewed_hunk_by_hunk_ends_as_reviewed(
     terminal.wait_for("codex is told with your next message")
     assert (workspace / "story.txt").read_bytes() == STORY.encode()
     terminal.wait_for("[taken back: hunks in 1 file]")
+    type_slowly(terminal, "", "/revert 2")  # there is no change before it
+    terminal.type("Enter")
+    terminal.wait_for("Only 1 change codex applied here")
     quit_app(terminal)

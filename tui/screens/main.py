@@ -447,21 +447,28 @@ class MainScreen(PickingScreen):
 
         self.app.push_screen(review, reviewed)
 
-    def review_applied(self) -> None:
-        """/revert: the latest change codex applied here, hunk by hunk; the hunks marked are
-        taken back once the user is done there."""
+    def review_applied(self, back: int = 1) -> None:
+        """/revert [N]: a change codex applied here (the Nth latest), hunk by hunk; the hunks
+        marked are taken back once the user is done there."""
         transcript = self.view.transcript(self.current or "")
         applied = [
             entry
             for entry in (transcript.entries if transcript is not None else [])
             if isinstance(entry, FileChangeEntry) and entry.status == "completed"
         ]
-        if not applied or self.backend is None or self.current is None:
-            self._note("No change codex applied here yet to take hunks back of.")
+        if len(applied) < back or self.backend is None or self.current is None:
+            count = len(applied)
+            self._note(
+                f"Only {count} change{'s' if count != 1 else ''} codex applied here "
+                "(shown so far) to take hunks back of."
+                if count
+                else "No change codex applied here yet to take hunks back of."
+            )
             return
-        entry, conversation_id = applied[-1], self.current
+        entry, conversation_id = applied[-back], self.current
+        which = "the latest change" if back == 1 else f"the change {back} back"
         review = HunkReview(
-            "Take back hunks of the latest change codex applied here? Mark them.",
+            f"Take back hunks of {which} codex applied here? Mark them.",
             tuple(entry.item.changes),
             "take the marked hunks back",
         )
@@ -515,7 +522,7 @@ class MainScreen(PickingScreen):
             self.action_inbox()
             return
         if isinstance(command, kinds.Revert):
-            self.review_applied()
+            self.review_applied(command.back)
             return
         if isinstance(command, kinds.AccountCommand) and command.action == "login":
             offer = getattr(self.app, "offer_sign_in", None)
