@@ -132,6 +132,7 @@ class SubmissionAccepted(EngineEvent):
 
     submission_id: str
     text: str
+    """What the user wrote (side answers or notes brought in go ahead of it to codex)."""
     how: Literal["started", "steered", "queued"]
 
 

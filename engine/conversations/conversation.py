@@ -48,6 +48,8 @@ class Submission:
     """Paths of the images sent with the text (as `localImage` input)."""
     context: int = 0
     """How many of the side answers brought in go with it (ahead of what the user wrote)."""
+    typed: str | None = None
+    """What the user wrote, when something goes ahead of it in `text` (None: all of it)."""
     secret_lost: bool = False
     """Read back from the store, where a secret in its text was kept as [redacted]: it
     cannot be sent again as the user wrote it."""

@@ -105,6 +105,7 @@ class Turns:
             mode,
             images=images,
             context=len(conversation.context),
+            typed=text if conversation.context else None,
         )
 
     def _accepted(
@@ -121,7 +122,7 @@ class Turns:
         event = SubmissionAccepted(
             **self._core.emitter.stamp(conversation.id),
             submission_id=submission.id,
-            text=submission.text,
+            text=submission.typed if submission.typed is not None else submission.text,
             how=how,
         )
         self._core.emitter.emit(event, conversation.turn_id)

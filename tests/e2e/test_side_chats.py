@@ -20,6 +20,7 @@ from engine.events import (
     SideChatAnswered,
     SideChatDelta,
     SideChatUpdated,
+    SubmissionAccepted,
 )
 from engine.scripted_model import RecordedRequest, ScriptedModel
 from engine.settings import LimitsSettings, Settings
@@ -411,6 +412,8 @@ async def test_an_answer_brought_home_goes_with_the_next_message_and_nothing_els
 
     await engine.submit(conversation_id, "count for me")
     await log.turn_completed(conversation_id, count=2)
+    [*_, accepted] = log.of(SubmissionAccepted, conversation_id)
+    assert accepted.text == "count for me", "what the user wrote (the queue shows it)"
     sent = parent_requests(scripted_model)[-1].user_text
     assert sent.endswith("\n\ncount for me")
     assert follow_up.text in sent
