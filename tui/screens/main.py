@@ -121,6 +121,13 @@ class MainScreen(PickingScreen):
         yield StatusBar()
         yield KeyBar()
 
+    def on_screen_suspend(self) -> None:
+        """A screen came on top, with keys of its own: these are not in force meanwhile."""
+        self.query_one(KeyBar).add_class("-behind")
+
+    def on_screen_resume(self) -> None:
+        self.query_one(KeyBar).remove_class("-behind")
+
     def on_mount(self) -> None:
         if self._typed is not None:
             self.view.take_draft(self._typed())

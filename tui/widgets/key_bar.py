@@ -16,6 +16,8 @@ class KeyBar(Static):
     KeyBar { dock: bottom; height: 1; background: $footer-background; }
     KeyBar > .key-bar--key { color: $footer-key-foreground; text-style: bold; }
     KeyBar > .key-bar--description { color: $footer-description-foreground; }
+    /* Under a screen on top (the inbox, a review …), which has keys of its own. */
+    KeyBar.-behind { text-opacity: 35%; }
     """
 
     def __init__(self) -> None:
