@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import local_settings
-from tests.tui.test_tmux_typing import PROSE, flat, type_slowly
+from tests.tui.test_tmux_typing import PROSE, asked, flat, type_slowly
 from tests.tui.tmux import COMMAND, Terminal, message_box, quit_app
 
 STORY = "".join(f"line {n}\n" for n in range(1, 15))
@@ -16,7 +16,11 @@ CARD = "Apply these changes?"
 
 
 def test_a_change_reviewed_hunk_by_hunk_ends_as_reviewed(
-    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+    terminal: Terminal,
+    isolated_settings: Path,
+    model_url: str,
+    model_requests: Path,
+    tmp_path: Path,
 ) -> None:
     workspace = local_settings(isolated_settings, model_url, tmp_path)
     (workspace / "story.txt").write_text(STORY)
@@ -47,7 +51,11 @@ def test_a_change_reviewed_hunk_by_hunk_ends_as_reviewed(
         terminal.type("-l", key)
     terminal.wait_for("keep line 10")
     terminal.type("Enter")
-    terminal.wait_for("codex is told now")
+
+    def told() -> bool:  # in the running turn (its reply may scroll the notice away)
+        return any(text.startswith("I took back these hunks") for text in asked(model_requests))
+
+    terminal.wait_until(told, "codex told in the turn")
     terminal.wait_for("turn completed")
     after = STORY.replace("line 2\n", "LINE TWO\n")
     assert (workspace / "story.txt").read_bytes() == after.encode()
