@@ -90,9 +90,6 @@ __all__ = ["Attach", "Engine"]
 
 SEARCH_HITS = 50
 """Hits a search returns at most."""
-ADOPT_WAITS = (0.1, 0.4, 1.5)
-"""Seconds between looks in the store for a thread another app just started (its row is
-written as its thread starts: some milliseconds after codex tells of it)."""
 
 
 class Engine:
@@ -302,25 +299,20 @@ class Engine:
                             await store.flush()
                     tasks.cancel_scope.cancel()
 
-    def _unknown_thread(self, thread_id: str, started: bool) -> None:
-        """A thread of the codex in use that no conversation here follows: on a codex other
-        apps use too, codex tells every client of each thread's start and status (its turns
-        only to those that resumed it); when another codex-deck on the same store runs a
-        conversation on it, that conversation is followed here too. Of a thread just
-        `started`, the other app writes its row a moment after: looked for a few times."""
+    def _unknown_thread(self, thread_id: str) -> None:
+        """A thread of the codex in use that no conversation here has: on a codex other apps
+        use too, codex tells every client of each thread's status (its turns only to those
+        that resumed it); when another codex-deck on the same store runs a conversation on
+        it, that conversation is followed here too (its row is in the store before its
+        first turn starts: a message is recorded before it is sent)."""
         if not self._link.shared or self._journal.store is None or thread_id in self._adopting:
             return
         self._adopting.add(thread_id)
-        self._tasks.start_soon(self._adopt, thread_id, started)
+        self._tasks.start_soon(self._adopt, thread_id)
 
-    async def _adopt(self, thread_id: str, started: bool) -> None:
+    async def _adopt(self, thread_id: str) -> None:
         try:
-            conversation = await self._restorer.adopt(thread_id, started)
-            for wait in ADOPT_WAITS if started else ():
-                if conversation is not None or self._conversations.owner(thread_id):
-                    break
-                await anyio.sleep(wait)
-                conversation = await self._restorer.adopt(thread_id, started)
+            conversation = await self._restorer.adopt(thread_id)
         finally:
             self._adopting.discard(thread_id)
         if conversation is not None:

@@ -158,9 +158,6 @@ class Conversation:
     turn_ended: anyio.Event = field(default_factory=anyio.Event)
     host: str | None = None
     """The machine whose codex holds it (None: the only codex there is)."""
-    resume_at_status: bool = False
-    """Another app's, brought here as its thread started: its thread is resumed here at its
-    first status (codex resumes a thread only once a message has made it)."""
 
     def info(self, pending_interactions: int) -> ConversationInfo:
         return ConversationInfo(

@@ -185,21 +185,14 @@ class Restorer:
             self._conversations.bind(conversation, stored.thread_id)
         return conversation
 
-    async def adopt(self, thread_id: str, started: bool = False) -> Conversation | None:
+    async def adopt(self, thread_id: str) -> Conversation | None:
         """The conversation another app on the same store runs on this thread, brought here
         and its thread resumed (this app then hears its turns too); None when the store has
         no such conversation (a sub-agent's thread, a client that is not codex-deck), it is
         here already (or the store's are still being read), or codex would not resume it.
-        One here already that the other app moved to this thread (/reset) follows it. One
-        just `started` (no message has made its thread yet) is listed, and resumed at its
-        first status; one listed so is resumed when looked up again then."""
+        One here already that the other app moved to this thread (/reset) follows it."""
         store = self._journal.store
-        if store is None or not self._loaded:
-            return None
-        here = self._conversations.owner(thread_id)
-        if here is not None:
-            if not here.resume_at_status and here.thread is None and not started:
-                await self._follow(here, thread_id)  # listed as it started; resumed now
+        if store is None or not self._loaded or self._conversations.owner(thread_id) is not None:
             return None
         try:
             stored = await anyio.to_thread.run_sync(store.conversation_of_thread, thread_id)
@@ -211,11 +204,7 @@ class Restorer:
             conversation = await self._add(stored)
         except sqlite3.Error:
             return None  # looked up again at the thread's next status
-        if started and await self._latest_turn(thread_id) is None:
-            conversation.resume_at_status = True  # no message has made it: not resumable yet
-            self._router.updated(conversation)
-        else:
-            await self._follow(conversation, thread_id)
+        await self._follow(conversation, thread_id)
         return conversation
 
     async def _moved(
@@ -249,11 +238,6 @@ class Restorer:
 
     async def _running_turn(self, thread_id: str) -> str | None:
         """The thread's latest turn, if it is running."""
-        latest = await self._latest_turn(thread_id)
-        return latest.id if latest is not None and latest.status == "inProgress" else None
-
-    async def _latest_turn(self, thread_id: str) -> wire.Turn | None:
-        """The thread's latest turn (None: it has none, or codex could not say)."""
         params = wire.ThreadTurnsListParams(
             thread_id=thread_id, limit=1, sort_direction="desc", items_view="notLoaded"
         )
@@ -263,7 +247,8 @@ class Restorer:
             )
         except (RpcError, ConnectionClosed):
             return None
-        return page.data[0] if page.data else None
+        latest = page.data[0] if page.data else None
+        return latest.id if latest is not None and latest.status == "inProgress" else None
 
     async def unarchive(self, stored: StoredConversation) -> Conversation:
         """Bring an archived conversation of the store back: its codex thread unarchived and

@@ -95,7 +95,7 @@ class Router:
         journal: Journal,
         unreachable: Callable[[Conversation], None],
         quiet: tuple[str, ...] = (),
-        unknown_thread: Callable[[str, bool], None] = lambda thread_id, started: None,
+        unknown_thread: Callable[[str], None] = lambda thread_id: None,
     ) -> None:
         self._emitter = emitter
         self._journal = journal
@@ -146,12 +146,6 @@ class Router:
             )
             self._unknown(conversation, notification.name, params, notification.problem)
             return
-        if isinstance(notification, wire.ThreadStarted):
-            # Told to every client of a codex: one another app started (with no message
-            # yet) is looked for in the store.
-            if self._conversations.owner(notification.thread.id) is None:
-                self._unknown_thread(notification.thread.id, True)
-            return
         thread_id = getattr(notification, "thread_id", None)
         conversation = self._conversations.current(thread_id)
         parent = self._conversations.sub_agent_parent(thread_id)
@@ -167,7 +161,7 @@ class Router:
                 problem = "from an earlier thread of this conversation"
                 self._unknown(earlier, notification.method, notification.to_wire(), problem)
             else:
-                self._unknown_thread(thread_id, False)
+                self._unknown_thread(thread_id)
             return
         if conversation is None:
             self._engine_wide(notification)
@@ -231,9 +225,6 @@ class Router:
             case wire.ModelRerouted():
                 self._rerouted(conversation, notification)
             case wire.ThreadStatusChanged():
-                if conversation.resume_at_status and conversation.thread_id is not None:
-                    conversation.resume_at_status = False
-                    self._unknown_thread(conversation.thread_id, False)  # resumed now
                 self._status(conversation, notification)
             case _:
                 self.reports.in_conversation(conversation, notification)

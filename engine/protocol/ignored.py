@@ -12,6 +12,7 @@ RENEWING = "codex renewing a provider's sign-in by itself; a failure comes as an
 
 IGNORED_NOTIFICATIONS: dict[str, str] = {
     # Read, and shown nowhere:
+    "thread/started": "codex-deck starts each thread itself and reads it from the reply",
     "thread/name/updated": "a conversation keeps the title it has here (/rename changes it)",
     "thread/archived": "archiving is done from codex-deck, which knows it already",
     "thread/unarchived": "unarchiving is done from codex-deck, which knows it already",

@@ -193,10 +193,9 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
     scripted_model: ScriptedModel, tmp_path: Path
 ) -> None:
     """The browser's app was open first: the conversation the terminal then starts on the
-    listening host comes into it as its thread starts, before any message (codex tells every
-    client of each thread's start and status; the store they share names the conversation),
-    under the same id, and is followed from its first message on: what its turn asks is
-    asked there too and answered there."""
+    listening host comes into it (codex tells every client of each thread's status; the
+    store they share names the conversation), under the same id, and is followed from there:
+    what its turn asks is asked there too and answered there."""
     async with (
         machines(scripted_model, tmp_path) as (there, _),
         deck_backend(there.settings)() as browser,
@@ -204,11 +203,10 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
     ):
         await joined(seen_there, "sock")
         async with on_deck(there.settings) as (terminal, seen_here, made):
-            # It comes as its thread starts, before any message (codex tells every client
-            # of a thread's start; the other app's row is in the store a moment after).
+            assert made["sock"] not in {info.id for info in browser.conversations()}
+            await terminal.submit(made["sock"], "approval")
             came = await seen_there.wait_for(ConversationJoined)
             assert came.conversation_id == made["sock"]
-            await terminal.submit(made["sock"], "approval")
             listed = {info.id: info for info in browser.conversations()}
             assert listed[made["sock"]].host == "sock"
             assert listed[made["sock"]].title == "on sock"
