@@ -36,17 +36,15 @@ class Hunk:
 def hunks_of(change: FileChange) -> list[Hunk]:
     """The hunks of a change: an update's as its diff has them; an added file is one hunk of
     its whole content, a deleted one one hunk of all it held."""
-    kind = change.kind.type
-    if kind == "add":
-        lines = tuple(change.diff.splitlines())
-        return [Hunk(f"@@ -0,0 +1,{len(lines)} @@", 0, (), 1, lines, tuple(f"+{x}" for x in lines))]
-    if kind == "delete" and not change.diff.startswith(("-", "@@")):
-        lines = tuple(change.diff.splitlines())
-        return [Hunk(f"@@ -1,{len(lines)} +0,0 @@", 1, lines, 0, (), tuple(f"-{x}" for x in lines))]
+    body = change.unified().splitlines()
+    if body and not body[0].startswith("@@"):  # a whole file, added or deleted: one hunk
+        old = sum(1 for line in body if not line.startswith("+"))
+        new = len(body) - old
+        body.insert(0, f"@@ -{min(old, 1)},{old} +{min(new, 1)},{new} @@")
     hunks: list[Hunk] = []
     current: list[str] = []
     header = ""
-    for line in [*change.unified().splitlines(), "@@ end"]:
+    for line in [*body, "@@ end"]:
         if line.startswith("@@"):
             if header:
                 hunks.append(_hunk(header, current))

@@ -113,10 +113,10 @@ class Conversation:
     thread: ThreadOpened | None = None
     archived: bool = False
     images: list[AttachedImage] = field(default_factory=list)
+    """Images staged for the next message."""
     context: list[Brought] = field(default_factory=list)
     """Side answers the user brought in, and what the user took back of a change, to go
     with the next message (then let go)."""
-    """Images staged for the next message."""
     queue: deque[Submission] = field(default_factory=deque)
     queue_held: bool = False
     """After a stop, queued messages wait for the next message instead of starting."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tokenize
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -114,30 +115,19 @@ def rules_in(path: str, text: str) -> list[SavedRule]:
 
 
 def _rule_end(lines: list[str], start: int) -> int:
-    """The last line of the rule that starts at `start`: where its parentheses close
-    (outside strings and comments)."""
+    """The last line of the rule that starts at `start`: where its parentheses close. A
+    rules file is Starlark, which Python's tokenizer reads (strings and comments included)."""
     depth = 0
-    for number in range(start, len(lines)):
-        quote = ""
-        escaped = False
-        for character in lines[number]:
-            if quote:
-                if escaped:
-                    escaped = False
-                elif character == "\\":
-                    escaped = True
-                elif character == quote:
-                    quote = ""
-            elif character in "\"'":
-                quote = character
-            elif character == "#":
-                break
-            elif character == "(":
-                depth += 1
-            elif character == ")":
-                depth -= 1
-                if depth == 0:
-                    return number
+    readline = iter([*lines[start:], ""]).__next__
+    try:
+        for token in tokenize.generate_tokens(readline):
+            if token.type != tokenize.OP or token.string not in "()[]{}":
+                continue
+            depth += 1 if token.string in "([{" else -1
+            if depth == 0:
+                return start + token.end[0] - 1
+    except (tokenize.TokenError, SyntaxError):
+        pass  # never closed: it runs to the end of the file
     return len(lines) - 1
 
 
@@ -206,7 +196,7 @@ class Rules:
                 )
             at = _offset(text, rule)
             kept = text[:at] + text[at + len(rule.text) :]
-            await self._write(rule.path, kept)
+            await write_text(self._server(), rule.path, kept)
         except (RpcError, ConnectionClosed) as error:
             return CommandResult(False, f"Could not change codex's rules: {error}")
         del listed[number - 1]
@@ -257,9 +247,6 @@ class Rules:
             return await read_text(self._server(), path)
         except UnicodeDecodeError:
             return ""  # not a rules file codex could read either
-
-    async def _write(self, path: str, text: str) -> None:
-        await write_text(self._server(), path, text)
 
 
 def _offset(text: str, rule: SavedRule) -> int:

@@ -102,12 +102,13 @@ class SideQuestions:
     def drop_brought(self, conversation_id: str) -> CommandResult:
         """Take the side answers brought in out of the next message."""
         conversation = self._core.conversations.get(conversation_id)
-        count = len(conversation.context)
+        kept = [part for part in conversation.context if not isinstance(part, SideContext)]
+        count = len(conversation.context) - len(kept)
         if not count:
             return self._core.notices.told(
                 conversation, "No side answer waits to go with a message."
             )
-        conversation.context.clear()
+        conversation.context[:] = kept  # what was taken back of a change still goes
         self._core.router.updated(conversation)
         plural = "s" if count != 1 else ""
         return self._core.notices.told(

@@ -91,6 +91,9 @@ async def test_a_hunk_of_a_change_applied_earlier_is_taken_back_and_a_changed_fi
     # No turn runs: codex is told with the next message.
     assert taken.message == "Took back hunks in 1 file; codex is told with your next message."
     assert engine.conversations()[0].context == ("taken back: hunks in 1 file",)
+    kept = await engine.execute(conversation, "/bringside drop")  # side answers only
+    assert kept.message == "No side answer waits to go with a message."
+    assert engine.conversations()[0].context == ("taken back: hunks in 1 file",)
     await engine.submit(conversation, "count for me")
     await log.turn_completed(conversation, count=2)
     sent = scripted_model.responses_requests()[-1].user_text

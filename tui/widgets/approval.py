@@ -78,22 +78,18 @@ class ApprovalCard(InteractionCard):
         return super().check_action(action, parameters)
 
     def _keys(self) -> str:
-        if self.info.kind == "file_change":
-            return (
-                "ctrl+g goes here, then y approve · a approve for the session · r review hunk by "
-                "hunk (keep or take back each) · n decline · c decline and stop the turn · esc "
-                f"back   (or /approve {self.info.id})"
-            )
         if self.info.kind == "permissions":
             return (
                 f"ctrl+g goes here, then y allow for this turn · a allow for the session · "
                 f"n decline · esc back   (or /approve {self.info.id} [session])"
             )
-        rule = " · p save the rule" if self.info.exec_policy_amendment else ""
-        return (
-            f"ctrl+g goes here, then y approve · a approve for the session{rule} · n decline · "
-            f"c decline and stop the turn · esc back   (or /approve {self.info.id})"
-        )
+        keys = ["y approve", "a approve for the session"]
+        if self.info.kind == "file_change":
+            keys.append("r review hunk by hunk (keep or take back each)")
+        if self.info.exec_policy_amendment:
+            keys.append("p save the rule")
+        keys += ["n decline", "c decline and stop the turn", "esc back"]
+        return f"ctrl+g goes here, then {' · '.join(keys)}   (or /approve {self.info.id})"
 
     def action_review(self) -> None:
         self.post_message(self.ReviewAsked(self))

@@ -259,9 +259,7 @@ class SidePanel(Vertical, can_focus=False):
             return
         current = self.active
         index = opened.index(current) if current in opened else 0
-        self._active[self.conversation_id] = opened[(index + step) % len(opened)]
-        self._new_next = False
-        self._refresh()
+        self.choose(opened[(index + step) % len(opened)])
 
     def action_bring_home(self) -> None:
         """The active side chat's latest answer, or the part of its answers selected with
