@@ -94,12 +94,14 @@ class Deck:
         first, *others = hosts
         async with first.open() as engine, anyio.create_task_group() as tasks:
             deck = cls(hosts)
+            # Asked before the others start: what they tell as they open must come after
+            # the deck is yielded (a front end subscribes then).
+            deck.needs_sign_in = await engine.signed_out()
             deck._joined(first, engine)
             tasks.start_soon(deck._follow, first, engine)
             for host in others:
                 deck._told(host, "starting", f"reaching {host.url}")
                 tasks.start_soon(deck._run, host)
-            deck.needs_sign_in = await engine.signed_out()  # the others open meanwhile
             try:
                 yield deck
             finally:
