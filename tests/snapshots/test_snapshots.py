@@ -81,8 +81,31 @@ async def reached(pilot: Pilot[None]) -> None:
         await pilot.pause()
         if isinstance(pilot.app.focused, InteractionCard):
             break
-    for _ in range(3):
+    await still(pilot)
+
+
+async def still(pilot: Pilot[None]) -> None:
+    """Wait until no transcript scrolls or grows any more, then repaint their scroll bars: under
+    load the picture could keep a thumb drawn half a cell from where its view had settled."""
+
+    def where() -> list[tuple[float, int, int]]:
+        return [
+            (view.scroll_y, view.virtual_size.height, view.size.height)
+            for view in pilot.app.screen.query(Transcript)
+        ]
+
+    last: list[tuple[float, int, int]] = []
+    for _ in range(200):
         await pilot.pause()
+        now = where()
+        if now == last:
+            break
+        last = now
+    else:
+        raise AssertionError("the view kept moving")
+    for view in pilot.app.screen.query(Transcript):
+        view.vertical_scrollbar.refresh()
+    await pilot.pause()
 
 
 def test_empty_start(snap_compare: Compare) -> None:
