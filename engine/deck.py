@@ -335,6 +335,9 @@ class Deck:
     def keeps_earlier(self, conversation_id: str) -> bool:
         return self._of(conversation_id).keeps_earlier(conversation_id)
 
+    def let_go(self, conversation_id: str, through_turn: str) -> bool:
+        return self._of(conversation_id).let_go(conversation_id, through_turn)
+
     async def models(
         self, include_hidden: bool = False, conversation_id: str | None = None
     ) -> list[ModelInfo]:

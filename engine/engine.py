@@ -74,6 +74,7 @@ from engine.records.outputs import CommandOutputs, KeptOutput
 from engine.records.search import SearchHit, search
 from engine.records.store import Store
 from engine.records.trace import Redactor
+from engine.records.trace_spool import TraceSpool
 from engine.results import CommandResult, SubmitOutcome
 from engine.settings import Settings
 from engine.side_chats.chat import SideChat
@@ -109,7 +110,8 @@ class Engine:
         self._tasks = tasks
         self._journal = Journal(store, settings.limits.trace_events_per_turn, Redactor.of(settings))
         self._outputs = CommandOutputs(settings.limits.command_output_bytes)
-        self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record)
+        self._spool = TraceSpool(Redactor.of(settings))
+        self._emitter = Emitter(settings.limits.trace_events_per_turn, self._record, self._spool)
         self._conversations = Conversations(host)
         self._notices = Notices(self._emitter, self._conversations)
         self._interactions = Interactions()
@@ -295,6 +297,7 @@ class Engine:
                     with anyio.CancelScope(shield=True):
                         await engine._connection.shut_down()
                         engine._outputs.close()
+                        engine._spool.close()
                         if store is not None:
                             await store.flush()
                     tasks.cancel_scope.cancel()
@@ -578,6 +581,19 @@ class Engine:
         """Codex keeps items of the conversation before those shown, that `earlier` gives."""
         pages = self._pages.get(conversation_id)
         return pages is not None and pages.more
+
+    def let_go(self, conversation_id: str, through_turn: str) -> bool:
+        """The front end let go of the conversation's turns up to `through_turn` (and of
+        those `history` and `earlier` gave before): from now on `earlier` reads them back
+        from codex, from that turn on. False when it cannot (the conversation has no thread
+        yet): then the front end keeps them."""
+        conversation = self._conversations.get(conversation_id)
+        if conversation.thread_id is None:
+            return False
+        self._pages[conversation.id] = pages_of(
+            self._link, self._emitter, conversation.id, conversation.thread_id, through_turn
+        )
+        return True
 
     def _part_events(self, conversation_id: str, parts: list[Part]) -> list[EngineEvent]:
         stamp = self._emitter.stamp

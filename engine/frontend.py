@@ -87,6 +87,8 @@ class Backend(Protocol):
 
     def keeps_earlier(self, conversation_id: str) -> bool: ...
 
+    def let_go(self, conversation_id: str, through_turn: str) -> bool: ...
+
     async def models(
         self, include_hidden: bool = False, conversation_id: str | None = None
     ) -> list[ModelInfo]:

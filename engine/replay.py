@@ -243,6 +243,10 @@ class ReplayBackend:
     def keeps_earlier(self, conversation_id: str) -> bool:
         return False
 
+    def let_go(self, conversation_id: str, through_turn: str) -> bool:
+        """A replay gives nothing again: its transcript keeps all it was shown."""
+        return False
+
     def session_info(self, conversation_id: str) -> SessionInfo:
         info = self._info(conversation_id)
         return SessionInfo(

@@ -129,6 +129,14 @@ class EntryLog:
         self.by_key.update((entry.key, entry) for entry in new)
         return len(new)
 
+    def drop_first(self, count: int) -> None:
+        """Let go of the first `count` entries (read back later with `put_before`)."""
+        gone = self.entries[:count]
+        del self.entries[:count]
+        for entry in gone:
+            self.by_key.pop(entry.key, None)
+        self._plans = {turn: plan for turn, plan in self._plans.items() if plan.key in self.by_key}
+
     def _add(self, entry: Entry) -> None:
         if entry.key not in self.by_key:
             self.by_key[entry.key] = entry

@@ -9,6 +9,7 @@ from itertools import count
 
 from engine.events import EngineEvent, Stamp
 from engine.records.trace import ConversationTrace
+from engine.records.trace_spool import TraceSpool
 from engine.transport.fanout import Fanout, Subscription
 
 
@@ -17,8 +18,11 @@ class Emitter:
         self,
         trace_limit: int,
         sink: Callable[[EngineEvent, str | None], None] = lambda event, turn_id: None,
+        spool: TraceSpool | None = None,
     ) -> None:
         self._sink = sink
+        self._spool = spool
+        """Where conversations' older turns are written (none: all stay in memory)."""
         """Also told of every event, with its turn (the store's journal)."""
         self._fanout: Fanout[EngineEvent] = Fanout()
         self._seq = count(1)
@@ -67,7 +71,8 @@ class Emitter:
     def trace(self, conversation_id: str) -> ConversationTrace:
         trace = self._traces.get(conversation_id)
         if trace is None:
-            trace = self._traces[conversation_id] = ConversationTrace(self._trace_limit)
+            trace = ConversationTrace(self._trace_limit, self._spool, conversation_id)
+            self._traces[conversation_id] = trace
         return trace
 
     def restore(self, event: EngineEvent, turn_id: str | None) -> None:

@@ -56,6 +56,7 @@ class HistoryPages:
         server: Callable[[], AppServer],
         thread_id: str,
         traced: Callable[[str], list[EngineEvent]],
+        from_turn: str | None = None,
     ) -> None:
         self._server = server
         """The codex in use now (it changes when codex is restarted)."""
@@ -72,6 +73,9 @@ class HistoryPages:
         """The oldest turn given, while only its newer part was."""
         self._given_whole: set[str] = set()
         """Turns given whole from the trace while codex's items of them were still coming."""
+        self._from_turn = from_turn
+        """The newest turn to give: codex's items of later turns are passed over until its
+        first comes (a front end that let go of its oldest turns holds the later ones)."""
 
     @property
     def more(self) -> bool:
@@ -135,7 +139,10 @@ class HistoryPages:
         while True:
             while self._read and self._read[0].turn_id in self._given_whole:
                 self._read.popleft()
+            while self._read and self._from_turn not in (None, self._read[0].turn_id):
+                self._read.popleft()
             if self._read:
+                self._from_turn = None
                 return True
             if not await self._read_page():
                 return False
@@ -173,11 +180,16 @@ class HistoryPages:
         self._read_all_turns = page.next_cursor is None or not page.data
 
 
-def pages_of(link: Link, emitter: Emitter, conversation_id: str, thread_id: str) -> HistoryPages:
-    """The pages of a conversation's thread, read from the codex in use, its turns merged
-    with the conversation's trace."""
+def pages_of(
+    link: Link, emitter: Emitter, conversation_id: str, thread_id: str, from_turn: str | None = None
+) -> HistoryPages:
+    """The pages of a conversation's thread, read from the codex in use (from its latest
+    turn, or from `from_turn` back), its turns merged with the conversation's trace."""
     return HistoryPages(
-        lambda: link.server, thread_id, lambda turn_id: emitter.trace(conversation_id).turn(turn_id)
+        lambda: link.server,
+        thread_id,
+        lambda turn_id: emitter.trace(conversation_id).turn(turn_id),
+        from_turn,
     )
 
 

@@ -19,9 +19,12 @@ from dataclasses import replace
 from engine.events import EngineEvent, ItemCompleted, ItemDelta, Stamp, TraceGap, TurnCompleted
 from engine.protocol import AgentMessageItem
 from engine.records.recording import event_to_json
+from engine.records.trace_spool import Spooled, TraceSpool
 from engine.settings import Settings
 
 REDACTED = "[redacted]"
+KEPT_TURNS = 20
+"""Of a conversation, the latest ended turns its trace keeps in memory (given a spool)."""
 ANSWER_START_CHARS = 200
 """Of the joined deltas of an answer that completed, the characters the trace keeps."""
 _KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_-]{16,}|sk-proj-[A-Za-z0-9_-]{16,})")
@@ -35,6 +38,7 @@ class TurnTrace:
         self._head: list[EngineEvent] = []
         self._tail: deque[EngineEvent] = deque(maxlen=limit - self._head_size)
         self.dropped = 0
+        self.ended = False
 
     def add(self, event: EngineEvent) -> None:
         if len(self._head) < self._head_size:
@@ -44,6 +48,7 @@ class TurnTrace:
                 self.dropped += 1
             self._tail.append(event)
         if isinstance(event, TurnCompleted):
+            self.ended = True
             answered = _answered([*self._head, *self._tail])
             self._head = _joined(self._head, answered)
             self._tail = deque(_joined(list(self._tail), answered), maxlen=self._tail.maxlen)
@@ -97,20 +102,64 @@ def _joined(events: list[EngineEvent], answered: set[str]) -> list[EngineEvent]:
 
 
 class ConversationTrace:
-    """A conversation's turns in order; the key None holds what happened between turns."""
+    """A conversation's turns in order; the key None holds what happened between turns.
 
-    def __init__(self, limit: int) -> None:
+    With a spool, only the latest `kept_turns` turns that ended stay in memory: older ones
+    are written to the spool as each turn ends, and read back from it when asked for.
+    """
+
+    def __init__(
+        self,
+        limit: int,
+        spool: TraceSpool | None = None,
+        conversation_id: str = "",
+        kept_turns: int = KEPT_TURNS,
+    ) -> None:
         self._limit = limit
-        self._turns: dict[str | None, TurnTrace] = {}
+        self._turns: dict[str | None, TurnTrace | Spooled] = {}
+        self._spool = spool
+        self._conversation_id = conversation_id
+        self._kept_turns = kept_turns
+        self._in_memory: dict[str, None] = {}
+        """The ended turns held in memory, oldest first."""
 
     def add(self, turn_id: str | None, event: EngineEvent) -> None:
         trace = self._turns.get(turn_id)
         if trace is None:
             trace = self._turns[turn_id] = TurnTrace(self._limit)
+        elif isinstance(trace, Spooled):  # something came for a turn written away
+            trace = self._turns[turn_id] = self._read_back(trace)
         trace.add(event)
+        if turn_id is not None and trace.ended:
+            self._in_memory[turn_id] = None
+            self._write_away()
+
+    def _read_back(self, where: Spooled) -> TurnTrace:
+        assert self._spool is not None
+        trace = TurnTrace(self._limit)
+        for event in self._spool.read(self._conversation_id, where):
+            trace.add(event)
+        return trace
+
+    def _write_away(self) -> None:
+        """Write the oldest ended turns past `kept_turns` to the spool."""
+        if self._spool is None:
+            return
+        while len(self._in_memory) > self._kept_turns:
+            turn_id = next(iter(self._in_memory))
+            trace = self._turns[turn_id]
+            if isinstance(trace, TurnTrace):
+                written = self._spool.write(self._conversation_id, trace.events())
+                if written is None:
+                    return  # kept in memory; tried again as the next turn ends
+                self._turns[turn_id] = written
+            del self._in_memory[turn_id]
 
     def turn(self, turn_id: str | None) -> list[EngineEvent]:
         trace = self._turns.get(turn_id)
+        if isinstance(trace, Spooled):
+            assert self._spool is not None
+            return self._spool.read(self._conversation_id, trace)
         return trace.events() if trace is not None else []
 
     def turn_ids(self) -> list[str | None]:
@@ -118,7 +167,7 @@ class ConversationTrace:
 
     def all_events(self) -> list[EngineEvent]:
         """Every kept event of every turn, in emission order."""
-        events = [event for trace in self._turns.values() for event in trace.events()]
+        events = [event for turn_id in self._turns for event in self.turn(turn_id)]
         return sorted(events, key=lambda event: event.seq)
 
 

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+import stat
+from dataclasses import replace
+from pathlib import Path
 
 from engine.events import DeltaKind, ItemCompleted, ItemDelta, Notice, TraceGap, TurnCompleted
 from engine.protocol import AgentMessageItem
-from engine.records.trace import ANSWER_START_CHARS, ConversationTrace, Redactor, jsonl
+from engine.records.trace import (
+    ANSWER_START_CHARS,
+    ConversationTrace,
+    Redactor,
+    TurnTrace,
+    jsonl,
+)
+from engine.records.trace_spool import TraceSpool
 
 
 def notice(seq: int) -> Notice:
@@ -148,3 +158,55 @@ def test_of_an_answer_that_completed_an_ended_turn_keeps_only_the_start_of_its_d
         len(whole) - ANSWER_START_CHARS,
     )
     assert (cut_off.text, cut_off.joined, cut_off.cut) == (whole, 2000, 0)
+
+
+def answered_turn(trace: ConversationTrace, turn: str, seq: int, text: str) -> None:
+    item = AgentMessageItem(type="agentMessage", id=f"m-{turn}", text=text)
+    trace.add(
+        turn,
+        ItemCompleted(
+            seq=seq, at=float(seq), conversation_id="c", turn_id=turn, item=item, status="completed"
+        ),
+    )
+    trace.add(turn, replace(ended(seq + 1), turn_id=turn))
+
+
+def test_with_a_spool_older_turns_leave_memory_and_read_back_the_same(tmp_path: Path) -> None:
+    spool = TraceSpool(Redactor(["hunter2-password"]))
+    kept = ConversationTrace(limit=100, spool=spool, conversation_id="c", kept_turns=3)
+    whole = ConversationTrace(limit=100)
+    for turn in range(10):
+        for trace in (kept, whole):
+            answered_turn(trace, f"t{turn}", 10 * turn, f"answer {turn} " + "x" * 1000)
+    assert sum(isinstance(trace, TurnTrace) for trace in kept._turns.values()) == 3
+    assert kept.turn("t0") == whole.turn("t0")
+    assert kept.all_events() == whole.all_events()
+    directory = spool._directory
+    assert directory is not None
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in directory.iterdir())
+    spool.close()
+    assert not directory.exists()
+
+
+def test_a_spooled_turn_holds_no_known_secret_and_takes_what_comes_late() -> None:
+    spool = TraceSpool(Redactor(["hunter2-password"]))
+    trace = ConversationTrace(limit=100, spool=spool, conversation_id="c", kept_turns=1)
+    answered_turn(trace, "t0", 0, "the password is hunter2-password")
+    answered_turn(trace, "t1", 10, "later")
+    written = b"".join(path.read_bytes() for path in spool._directory.iterdir())  # type: ignore[union-attr]
+    assert b"hunter2-password" not in written
+    assert b"[redacted]" in written
+    trace.add("t0", notice(30))
+    assert [e.seq for e in trace.turn("t0")] == [0, 1, 30]
+    spool.close()
+
+
+def test_a_turn_the_spool_cannot_take_stays_in_memory() -> None:
+    spool = TraceSpool(Redactor([]))
+    spool.write = lambda conversation_id, events: None  # type: ignore[method-assign]
+    trace = ConversationTrace(limit=100, spool=spool, conversation_id="c", kept_turns=1)
+    answered_turn(trace, "t0", 0, "kept")
+    answered_turn(trace, "t1", 10, "kept too")
+    assert [e.seq for e in trace.turn("t0")] == [0, 1]
+    assert all(isinstance(trace, TurnTrace) for trace in trace._turns.values())

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from bench.load_figures import many_items, shown
-from bench.tui_figures import the_app
+from bench.tui_figures import send, the_app
 from engine.conversations.history_pages import FIRST_ITEMS
 from engine.scripted_model import run_scripted_model
 from tests.tui.conftest import until
 from tui.entries import Entry, NoticeEntry, TurnEntry, UserEntry
+from tui.widgets import transcript as transcript_module
 from tui.widgets.transcript import Transcript
 
 pytestmark = pytest.mark.anyio
@@ -61,3 +62,40 @@ async def test_a_long_conversation_opens_with_its_latest_and_goes_back_to_its_fi
         assert first.widget is not None
         assert first.widget.is_mounted
         assert not earlier.has_class("-shown"), "nothing earlier is left"
+
+
+def ended_after(transcript: Transcript, text: str) -> bool:
+    """Whether the turn of the message `text` has ended in the transcript."""
+    entries = transcript.entries
+    asked = [i for i, e in enumerate(entries) if isinstance(e, UserEntry) and e.text == text]
+    return bool(asked) and any(isinstance(e, TurnEntry) for e in entries[asked[0] :])
+
+
+async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_them_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcript_module, "KEPT_TURNS", 3)
+    monkeypatch.setattr(transcript_module, "WINDOW", 6)  # entries with widgets, as long answers
+    (tmp_path / "home").mkdir()
+    (tmp_path / "ws").mkdir()
+    async with run_scripted_model() as model, the_app(tmp_path, model) as (app, pilot):
+        transcript = shown(app, app.main.current or "")
+        for turn in range(1, 9):
+            await send(app, f"message {turn}")
+            said = f"message {turn}"
+            await until(pilot, lambda said=said: ended_after(transcript, said), "it ends")
+        await until(pilot, lambda: transcript.settled, "it is drawn")
+        asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+        assert "message 1" not in asked, "the oldest turns were let go of"
+        assert len([e for e in transcript.entries if isinstance(e, TurnEntry)]) <= 4
+        earlier = transcript.query_one(".earlier")
+        assert "kept by codex" in str(earlier.render()) or "earlier item" in str(earlier.render())
+
+        for _ in range(20):
+            asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+            if "message 1" in asked and not earlier.has_class("-shown"):
+                break
+            await pilot.press("ctrl+home")
+            await pilot.pause()
+        asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+        assert asked == [f"message {turn}" for turn in range(1, 9)], "each once, in order"

@@ -316,7 +316,11 @@ class MainScreen(PickingScreen):
     async def _update_conversation(self, info: ConversationInfo) -> None:
         self._infos[info.id] = info
         self.query_one(ConversationList).update_conversation(info)
-        await self.view.add(info)
+        if self.view.transcript(info.id) is None:
+            await self.view.add(info)
+            transcript = self.view.transcript(info.id)
+            if transcript is not None and self.backend is not None:
+                transcript.reads_earlier_from(self.backend)
         if info.queued == 0:
             self.view.queue.emptied(info.id)
         if info.id == self.current:

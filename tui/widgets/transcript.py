@@ -30,7 +30,7 @@ from textual.widgets import Static
 from textual.worker import WorkType
 
 from engine.errors import CodexDeckError
-from engine.events import EngineEvent
+from engine.events import EngineEvent, TurnCompleted
 from engine.frontend import Backend
 from engine.protocol import CollabAgentToolCallItem
 from tui.entries import (
@@ -105,6 +105,10 @@ MOST_WIDGETS = WINDOW + EARLIER_STEP
 """Entries that have widgets at most: going back or down past them drops those at the other
 end (Textual lays out and places every child of a scrolled container: each step back would
 take longer the more there are)."""
+KEPT_TURNS = 20
+"""The latest turns whose entries a transcript keeps as data; as each turn ends, the entries
+of older ones without a widget are let go of (the engine lets go of them too: their text is
+read back from codex, which keeps it, when the view goes back to them)."""
 
 
 class EdgeLine(Static):
@@ -481,6 +485,35 @@ class Transcript(VerticalScroll, can_focus=False):
             return
         await self._show(shown_before)
         self._schedule_flush()
+        if any(isinstance(event, TurnCompleted) for event in events):
+            self._forget_old_turns()
+
+    def _forget_old_turns(self) -> None:
+        """Let go of the entries of the turns before the latest KEPT_TURNS, up to the first
+        entry that has a widget or waits for an answer, once the backend can give them back
+        (`earlier`)."""
+        if self._history is None:
+            return
+        ends = [i for i, entry in enumerate(self._entries) if isinstance(entry, TurnEntry)]
+        held = (i for i, e in enumerate(self._entries) if e.widget or e.key in self._log.waiting)
+        first_held = next(held, len(self._entries))
+        older = [end for end in ends[:-KEPT_TURNS] if end < first_held]
+        if not older:
+            return
+        last = self._entries[older[-1]]
+        assert isinstance(last, TurnEntry)
+        if not self._history.let_go(self.conversation_id, last.event.turn_id):
+            return
+        count = older[-1] + 1
+        self._log.drop_first(count)
+        self._first_shown = max(self._first_shown - count, 0)
+        self._end_shown = max(self._end_shown - count, 0)
+        if self._unshown_from is not None:
+            self._unshown_from = max(self._unshown_from - count, 0)
+        self._found = {index - count for index in self._found if index >= count}
+        current = self._found_current
+        self._found_current = current - count if current is not None and current >= count else None
+        self._show_earlier_line()
 
     async def _show(self, shown_before: int) -> None:
         """Give widgets to new entries, update changed ones, and keep the window bounded."""
