@@ -4,6 +4,7 @@ the first."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,7 @@ async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_th
         transcript = shown(app, app.main.current or "")
         for turn in range(1, 9):
             await send(app, f"message {turn}")
-            said = f"message {turn}"
-            await until(pilot, lambda said=said: ended_after(transcript, said), "it ends")
+            await until(pilot, partial(ended_after, transcript, f"message {turn}"), "it ends")
         await until(pilot, lambda: transcript.settled, "it is drawn")
         asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
         assert "message 1" not in asked, "the oldest turns were let go of"
