@@ -68,7 +68,7 @@ async def soak_on(root: Path, model: ModelProcess) -> tuple[list[float], list[fl
         transcript = app.main.view.transcript(app.main.current or "")
         assert transcript is not None
         for turn in range(1, TURNS + 1):
-            stall, ms = await one_turn(app, transcript, turn)
+            stall, ms = await one_turn(app, transcript)
             stalls.append(stall)
             took.append(ms)
             if turn == COMPARED:
@@ -85,9 +85,9 @@ async def rss_at_rest() -> float:
     return rss_mib()
 
 
-async def one_turn(app: CodexDeckApp, transcript: Transcript, turn: int) -> tuple[float, float]:
-    """Send the long answer's message as turn `turn`: the loop's longest stall until its end
-    is shown, and the milliseconds from Enter to then."""
+async def one_turn(app: CodexDeckApp, transcript: Transcript) -> tuple[float, float]:
+    """Send the long answer's message as the next turn: the loop's longest stall until its
+    end is shown, and the milliseconds from Enter to then."""
     longest = 0.0
     done = anyio.Event()
 
@@ -100,18 +100,24 @@ async def one_turn(app: CodexDeckApp, transcript: Transcript, turn: int) -> tupl
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(watch_the_loop)
+        before = last_turn(transcript)
         began = time.perf_counter()
         await send(app, "long answer")
-        await until(partial(ended, transcript, turn))
+        await until(partial(ended, transcript, before))
         took = (time.perf_counter() - began) * 1000
         done.set()
     return longest * 1000, took
 
 
-def ended(transcript: Transcript, turns: int) -> bool:
-    """Whether `turns` turns have ended and the transcript has drawn all it was given."""
-    ended = sum(isinstance(entry, TurnEntry) for entry in transcript.entries)
-    return ended >= turns and transcript.settled
+def last_turn(transcript: Transcript) -> str | None:
+    """The key of the latest turn's end in the transcript (which lets go of older turns)."""
+    ends = (entry.key for entry in reversed(transcript.entries) if isinstance(entry, TurnEntry))
+    return next(ends, None)
+
+
+def ended(transcript: Transcript, before: str | None) -> bool:
+    """Whether a turn after `before` has ended and the transcript has drawn all it was given."""
+    return last_turn(transcript) != before and transcript.settled
 
 
 def main() -> None:
