@@ -84,12 +84,17 @@ async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_th
         for turn in range(1, 9):
             await send(app, f"message {turn}")
             await until(pilot, partial(ended_after, transcript, f"message {turn}"), "it ends")
+            if turn == 2:
+                first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
         await until(pilot, lambda: transcript.settled, "it is drawn")
         asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
         assert "message 1" not in asked, "the oldest turns were let go of"
         assert len([e for e in transcript.entries if isinstance(e, TurnEntry)]) <= 4
         earlier = transcript.query_one(".earlier")
         assert "kept by codex" in str(earlier.render()) or "earlier item" in str(earlier.render())
+        assert await transcript.reveal_key(first) is not None, "a jump to it reads it back"
+        asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+        assert asked[0] == "message 1"
 
         for _ in range(20):
             asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]

@@ -444,6 +444,12 @@ class Transcript(VerticalScroll, can_focus=False):
         """The widget showing an item (drawn, with those around it, if it had none); None if
         the transcript has no such item."""
         entry = self._by_key.get(key)
+        while entry is None and self._history is not None and self.keeps_earlier:
+            before = len(self._entries)  # an item of a turn let go of: read back to it
+            await self._read_earlier(before + 1)
+            entry = self._by_key.get(key)
+            if len(self._entries) == before:
+                break
         if entry is None:
             return None
         return entry.widget or await self.reveal(self._entries.index(entry))
@@ -495,7 +501,11 @@ class Transcript(VerticalScroll, can_focus=False):
         if self._history is None:
             return
         ends = [i for i, entry in enumerate(self._entries) if isinstance(entry, TurnEntry)]
-        held = (i for i, e in enumerate(self._entries) if e.widget or e.key in self._log.waiting)
+        held = (
+            i
+            for i, entry in enumerate(self._entries)
+            if entry.widget is not None or entry.key in self._log.waiting
+        )
         first_held = next(held, len(self._entries))
         older = [end for end in ends[:-KEPT_TURNS] if end < first_held]
         if not older:
