@@ -133,3 +133,34 @@ async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
         assert app.main.current == first
         await until(pilot, lambda: kinds() == before, "the same rows, made again")
         assert transcript(app).query(AgentMessage), "the transcript came back too"
+
+
+async def test_the_trace_pane_closed_holds_few_rows_and_opened_shows_them_all_again(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(trace_pane, "ROWS_OUT_OF_VIEW", 3)  # fewer than a turn makes
+    async with deck() as (app, pilot):
+        shown = app.main.current
+        assert shown is not None
+        trace = app.main.query_one(TracePane)
+        table: DataTable[str] = trace.query_one(DataTable)
+
+        def kinds() -> list[str]:
+            return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
+
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: turn_markers(app), "the turn ends")
+        assert len(trace._rows[shown]) == 3, "never opened: the latest rows only"
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: "turn completed" in kinds(), "the pane shows the turn")
+        first_turn = kinds()
+        assert len(first_turn) > 3
+        await pilot.press("ctrl+t")
+        assert len(trace._rows[shown]) == 3, "closed: the latest rows only"
+        await type_and_send(app, pilot, "show markdown")
+        await until(pilot, lambda: len(turn_markers(app)) == 2, "the second turn ends")
+        assert len(trace._rows[shown]) == 3
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: kinds().count("turn completed") == 2, "both turns shown")
+        assert kinds()[: len(first_turn)] == first_turn, "the first turn's rows, made again"
+        assert len(trace._rows[shown]) == table.row_count

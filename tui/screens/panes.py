@@ -49,6 +49,7 @@ class PanedScreen(PacedScreen):
             trace.opened()
             self.set_focus(trace.query_one("DataTable"))
         else:
+            trace.closed()
             self.set_focus(self.view.composer)
 
     def action_trace_full(self) -> None:

@@ -44,16 +44,18 @@ from engine.events import (
     UnknownMessage,
 )
 from engine.frontend import Backend
+from engine.replay import ReplayBackend
 from tui.reported import reported
 from tui.text import duration, inert
 from tui.timeline import render, turn_timelines
 from tui.widgets.ordered import run_binding
 
 ROWS_KEPT = 4000
-"""Rows held for the conversation in view."""
+"""Rows held for the conversation in view while the pane is open."""
 ROWS_OUT_OF_VIEW = 100
-"""Rows held for a conversation out of view: coming into view, its rows are made again from
-the backend's trace (the engine holds it; the pane need not hold it twice)."""
+"""Rows held for a conversation out of view, or for the one in view while the pane is closed:
+coming into view, its rows are made again from the backend's trace (the engine holds it, older
+turns in its spool; the pane need not hold it twice)."""
 KIND_CHARS = 20
 """Wide enough for the longest kind (`delta reasoning_summary` is cut, the rest fit)."""
 LABEL_CHARS = 26
@@ -264,8 +266,7 @@ class TracePane(Vertical):
         for one the rows have already: made again from the backend's trace)."""
         rows = self._rows.get(conversation_id)
         if rows is None:
-            kept = ROWS_KEPT if conversation_id == self._shown else ROWS_OUT_OF_VIEW
-            rows = self._rows[conversation_id] = deque(maxlen=kept)
+            rows = self._rows[conversation_id] = deque(maxlen=self._kept(conversation_id))
         last = rows[-1] if rows else None
         if last is not None and last.last_seq >= event.seq:
             return None
@@ -276,6 +277,15 @@ class TracePane(Vertical):
         row = describe(event)
         rows.append(row)
         return row
+
+    def _kept(self, conversation_id: str) -> int:
+        """How many rows of the conversation are held: all up to ROWS_KEPT for the one in view
+        in the open pane (or in a replay, whose rows cannot be made again); the latest only for
+        the others."""
+        in_view = conversation_id == self._shown
+        if in_view and (self.display or isinstance(self.backend, ReplayBackend)):
+            return ROWS_KEPT
+        return ROWS_OUT_OF_VIEW
 
     def _made_again(self, conversation_id: str) -> None:
         """The conversation's rows as the backend's trace holds them (a replay holds none
@@ -321,6 +331,15 @@ class TracePane(Vertical):
         self._redraw()
         if self.has_class("-timeline"):
             self._draw_timeline()
+
+    def closed(self) -> None:
+        """The pane was closed: of the conversation in view only the latest rows stay, as of
+        one out of view (opening the pane makes them again)."""
+        shown = self._shown
+        if shown is not None and shown in self._rows:
+            self._rows[shown] = deque(self._rows[shown], maxlen=self._kept(shown))
+            if self._kept(shown) == ROWS_OUT_OF_VIEW:
+                self._whole.discard(shown)
 
     def show(self, conversation_id: str) -> None:
         left = self._shown
