@@ -69,10 +69,18 @@ def at_question(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     return asked and isinstance(event, ConversationUpdated) and event.info.pending_interactions > 0
 
 
-def both_asked(event: EngineEvent, seen: list[EngineEvent]) -> bool:
-    """Once a second request waits (the first was asked in the other conversation)."""
-    asked = sum(isinstance(e, InteractionRequested) for e in seen)
-    return asked >= 2 and isinstance(event, ConversationUpdated) and event.info.state == "waiting"
+def asked(count: int) -> Stop:
+    """Once the `count`th request waits and its conversation says so."""
+
+    def stop(event: EngineEvent, seen: list[EngineEvent]) -> bool:
+        requests = sum(isinstance(e, InteractionRequested) for e in seen)
+        return (
+            requests >= count
+            and isinstance(event, ConversationUpdated)
+            and event.info.pending_interactions > 0
+        )
+
+    return stop
 
 
 @dataclass(frozen=True)
@@ -88,8 +96,9 @@ class Scene:
     once)."""
     aside: tuple[str, ...] = ()
     """Side questions (`/side …`) asked once `stop` holds, each waited for until answered."""
-    elsewhere: str = ""
-    """A message sent first in a second conversation, waited for until it asks something."""
+    elsewhere: tuple[tuple[str, str], ...] = ()
+    """Conversations started first: title, a message sent there, each waited for until it (or
+    its sub-agent) asks something."""
     files: tuple[tuple[str, str], ...] = ()
     """Files in the workspace before anything is sent: name, content."""
 
@@ -113,7 +122,10 @@ SCENES: dict[str, Scene] = {
     ),
     "rule": Scene("save a rule", at_question, before=("save a rule", "print forty lines")),
     "inbox": Scene(
-        "add a long file", both_asked, setup=("/approvals untrusted",), elsewhere="approval"
+        "add a long file",
+        asked(3),
+        setup=("/approvals untrusted",),
+        elsewhere=(("Deploy script", "approval"), ("Flaky test", "ask a helper")),
     ),
     "side": Scene(
         "take your time",
@@ -148,10 +160,10 @@ async def record(scene: Scene) -> list[EngineEvent]:
                         seen.append(event)
                         if isinstance(event, ConversationUpdated) and event.info.thread_id:
                             return seen
-                if scene.elsewhere:
-                    other = await engine.new_conversation("Deploy script")
-                    await engine.submit(other.id, scene.elsewhere)
-                    await _until(events, seen, at_question)
+                for number, (title, text) in enumerate(scene.elsewhere, 1):
+                    other = await engine.new_conversation(title)
+                    await engine.submit(other.id, text)
+                    await _until(events, seen, asked(number))
                 for line in scene.setup:
                     await engine.execute(conversation.id, line)
                 for text in scene.before:

@@ -184,11 +184,13 @@ def test_pending_approval(snap_compare: Compare) -> None:
     assert snap_compare(app_for("approval"), terminal_size=(120, 40), run_before=settled)
 
 
-def test_inbox_with_requests_from_two_conversations(snap_compare: Compare) -> None:
-    """alt+i over two conversations waiting: "Inbox: 2 requests wait for your answer, oldest
-    first", then `⚠ Run this command? [qx1a] · Deploy script  waited 0:13` with its command
-    (highlighted), then `⚠ Apply these changes? [qx0a] · Conversation 1  waited 0:01` with
-    the file it writes; "enter goes to its card (answer there) · esc back"."""
+def test_inbox_with_requests_from_two_conversations_and_a_sub_agent(snap_compare: Compare) -> None:
+    """alt+i over three conversations waiting: "Inbox: 3 requests wait for your answer, oldest
+    first", then `⚠ Run this command? [qx1a] · Deploy script  waited 0:41` with its command
+    (highlighted), `⚠ Run this command? [qx0a] · Flaky test · a sub-agent asks  waited 0:13`
+    (the parent's turn has ended: the list says "idle · 1 request waits" under it), then
+    `⚠ Apply these changes? [qx2a] · Conversation 1  waited 0:01` with the file it writes;
+    "enter goes to its card (answer there) · esc back"; the list's heading NEEDS ATTENTION · 3."""
     assert snap_compare(
         app_for("inbox"), press=["alt+i"], terminal_size=(120, 40), run_before=settled
     )

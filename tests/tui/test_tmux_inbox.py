@@ -1,6 +1,6 @@
 """The inbox as a person uses it, in a real terminal: every request waiting in every
-conversation, oldest first; prose typed while it is open answers nothing; Enter goes to the
-chosen request's card in its conversation, where a key answers it, and only it."""
+conversation and sub-agent, oldest first; prose typed while it is open answers nothing; Enter
+goes to the chosen request's card in its conversation, where a key answers it, and only it."""
 
 from __future__ import annotations
 
@@ -90,3 +90,39 @@ def shown_id(terminal: Terminal) -> str:
     """The id of the request whose card has the keys, as the line under it names it."""
     found = re.search(r"\(or /approve (\w{4})\)", terminal.screen())
     return found[1] if found is not None and "y Approve" in terminal.screen() else ""
+
+
+def test_a_sub_agents_request_is_in_the_inbox_and_answered_on_its_card(
+    terminal: Terminal, isolated_settings: Path, model_url: str, tmp_path: Path
+) -> None:
+    workspace = two_waiting(terminal, isolated_settings, model_url, tmp_path)
+    terminal.type("C-n")
+    terminal.wait_for("Conversation 3")
+    type_slowly(terminal, "", "ask a helper")
+    terminal.type("Enter")
+    terminal.wait_until(lambda: terminal.screen().count("[1]") == 3, "three requests listed")
+    # The sub-agent still asks once its parent's turn has ended: the list says so.
+    terminal.wait_for("idle · 1 request waits")
+
+    terminal.type("M-i")
+    terminal.wait_for("Inbox: 3 requests wait for your answer, oldest first")
+    lines = terminal.screen().splitlines()
+    asked = [line for line in lines if "waited " in line]
+    assert [line.split("· ")[1].split()[:2] for line in asked] == [
+        ["Conversation", "1"],
+        ["Conversation", "2"],
+        ["Conversation", "3"],
+    ], terminal.screen()
+    assert "· a sub-agent asks" in asked[2]
+    assert "a sub-agent" not in asked[0] + asked[1]
+    for key in PROSE:  # typed as if into the message box: nothing is answered
+        terminal.type("-l", key)
+    assert not (workspace / "out.txt").exists()
+
+    terminal.type("Down", "Down", "Enter")
+    terminal.wait_for("y Approve")
+    assert "Sub-agent " in terminal.screen()
+    terminal.type("y")
+    terminal.wait_until(lambda: terminal.screen().count("[1]") == 2, "two left waiting")
+    assert (workspace / "out.txt").read_text() == "hi-from-exec\n"
+    quit_app(terminal)

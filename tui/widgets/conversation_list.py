@@ -199,13 +199,17 @@ class ConversationList(OptionList):
 
     def _label(self, info: ConversationInfo) -> Text:
         label = Text()
-        label.append(f"{STATE_MARKS.get(info.state, ' ')} ", style="bold")
+        waiting = info.pending_interactions
+        state = "waiting" if waiting else info.state
+        label.append(f"{STATE_MARKS.get(state, ' ')} ", style="bold")
         label.append(inert(info.title[:20]))
-        if info.pending_interactions:
-            label.append(f" [{info.pending_interactions}]", style="bold reverse")
+        if waiting:
+            label.append(f" [{waiting}]", style="bold reverse")
         detail = info.state.replace("_", " ")
         if info.turn_started_at is not None:
             detail += f" {clock(self.clock() - info.turn_started_at)}"
+        if waiting and info.state != "waiting":  # a sub-agent asks after its parent's turn
+            detail += f" · {requests(waiting)}"
         if info.queued:
             detail += f" · {info.queued} queued"
         if info.plan_mode:
