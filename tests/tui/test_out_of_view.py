@@ -107,6 +107,11 @@ async def test_a_switch_is_painted_whole_never_half_made(monkeypatch: pytest.Mon
     assert [p for p in painted if len(set(p)) > 1] == [], "each frame shows one conversation"
 
 
+def kinds(table: DataTable[str]) -> list[str]:
+    """The trace pane's rows, by what each is."""
+    return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
+
+
 async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
     deck: Deck, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -119,10 +124,7 @@ async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
         trace = app.main.query_one(TracePane)
         table: DataTable[str] = trace.query_one(DataTable)
 
-        def kinds() -> list[str]:
-            return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
-
-        before = kinds()
+        before = kinds(table)
         assert before.count("turn completed") == 1
         await pilot.press("ctrl+n")
         await until(pilot, lambda: app.main.current != first, "a new conversation shows")
@@ -131,7 +133,7 @@ async def test_the_trace_pane_makes_a_conversation_s_rows_again_from_the_engine(
         assert len(held) == 3 < len(before)
         await pilot.press("ctrl+up")
         assert app.main.current == first
-        await until(pilot, lambda: kinds() == before, "the same rows, made again")
+        await until(pilot, lambda: kinds(table) == before, "the same rows, made again")
         assert transcript(app).query(AgentMessage), "the transcript came back too"
 
 
@@ -145,15 +147,12 @@ async def test_the_trace_pane_closed_holds_few_rows_and_opened_shows_them_all_ag
         trace = app.main.query_one(TracePane)
         table: DataTable[str] = trace.query_one(DataTable)
 
-        def kinds() -> list[str]:
-            return [str(table.get_row_at(n)[1]) for n in range(table.row_count)]
-
         await type_and_send(app, pilot, "show markdown")
         await until(pilot, lambda: turn_markers(app), "the turn ends")
         assert len(trace._rows[shown]) == 3, "never opened: the latest rows only"
         await pilot.press("ctrl+t")
-        await until(pilot, lambda: "turn completed" in kinds(), "the pane shows the turn")
-        first_turn = kinds()
+        await until(pilot, lambda: "turn completed" in kinds(table), "the pane shows the turn")
+        first_turn = kinds(table)
         assert len(first_turn) > 3
         await pilot.press("ctrl+t")
         assert len(trace._rows[shown]) == 3, "closed: the latest rows only"
@@ -161,6 +160,6 @@ async def test_the_trace_pane_closed_holds_few_rows_and_opened_shows_them_all_ag
         await until(pilot, lambda: len(turn_markers(app)) == 2, "the second turn ends")
         assert len(trace._rows[shown]) == 3
         await pilot.press("ctrl+t")
-        await until(pilot, lambda: kinds().count("turn completed") == 2, "both turns shown")
-        assert kinds()[: len(first_turn)] == first_turn, "the first turn's rows, made again"
+        await until(pilot, lambda: kinds(table).count("turn completed") == 2, "both turns shown")
+        assert kinds(table)[: len(first_turn)] == first_turn, "the first turn's rows, made again"
         assert len(trace._rows[shown]) == table.row_count
