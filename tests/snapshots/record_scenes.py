@@ -63,12 +63,6 @@ def slow_answer_written(event: EngineEvent, seen: list[EngineEvent]) -> bool:
     return "".join(e.text for e in deltas).endswith("Thinking this through step by step")
 
 
-def at_question(event: EngineEvent, seen: list[EngineEvent]) -> bool:
-    """Once a request waits and the conversation says so."""
-    asked = any(isinstance(e, InteractionRequested) for e in seen)
-    return asked and isinstance(event, ConversationUpdated) and event.info.pending_interactions > 0
-
-
 def asked(count: int) -> Stop:
     """Once the `count`th request waits and its conversation says so."""
 
@@ -108,19 +102,19 @@ SCENES: dict[str, Scene] = {
     "streaming": Scene("show markdown", mid_answer),
     "markdown": Scene("show markdown", at_turn_end),
     "forty_lines": Scene("print forty lines", at_turn_end),
-    "approval": Scene("approval", at_question),
+    "approval": Scene("approval", asked(1)),
     "everything": Scene("do it all", at_turn_end, answer="/approve {id}"),
-    "long_command": Scene("a long command", at_question),
-    "long_diff": Scene("add a long file", at_question, setup=("/approvals untrusted",)),
-    "question": Scene("ask me", at_question, setup=("/plan on",)),
+    "long_command": Scene("a long command", asked(1)),
+    "long_diff": Scene("add a long file", asked(1), setup=("/approvals untrusted",)),
+    "question": Scene("ask me", asked(1), setup=("/plan on",)),
     "expired": Scene("approval", at_turn_end, answer="/stop"),
     "two_hunks": Scene(
         "edit two places",
-        at_question,
+        asked(1),
         setup=("/approvals untrusted",),
         files=(("story.txt", "".join(f"line {n}\n" for n in range(1, 15))),),
     ),
-    "rule": Scene("save a rule", at_question, before=("save a rule", "print forty lines")),
+    "rule": Scene("save a rule", asked(1), before=("save a rule", "print forty lines")),
     "inbox": Scene(
         "add a long file",
         asked(3),

@@ -117,6 +117,7 @@ def test_a_sub_agents_request_is_in_the_inbox_and_answered_on_its_card(
     assert "a sub-agent" not in asked[0] + asked[1]
     for key in PROSE:  # typed as if into the message box: nothing is answered
         terminal.type("-l", key)
+    terminal.wait_for("Inbox: 3 requests wait")
     assert not (workspace / "out.txt").exists()
 
     terminal.type("Down", "Down", "Enter")

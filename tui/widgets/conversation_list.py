@@ -208,7 +208,7 @@ class ConversationList(OptionList):
         detail = info.state.replace("_", " ")
         if info.turn_started_at is not None:
             detail += f" {clock(self.clock() - info.turn_started_at)}"
-        if waiting and info.state != "waiting":  # a sub-agent asks after its parent's turn
+        if waiting and info.state != "waiting":  # a sub-agent's, asked beside the turn or after it
             detail += f" · {requests(waiting)}"
         if info.queued:
             detail += f" · {info.queued} queued"
