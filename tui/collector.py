@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from tui import heap
+
 YOUNG_THRESHOLD = 2_000
 """New objects between two passes over the young generation (a few ms each)."""
 NEVER = 1_000_000_000
@@ -74,9 +76,11 @@ class Collector:
             gc.collect()  # what the start-up left behind
             self._phase = "cleared"
             self._full_done = True
-        elif (calm and quiet >= FULL_QUIET_SECONDS and not self._full_done) or (
-            middle_passes >= MOST_MIDDLE_PASSES
-        ):
+        elif calm and quiet >= FULL_QUIET_SECONDS and not self._full_done:
+            gc.collect()
+            heap.trim()  # what was freed, and the heap's other free pages, to the system
+            self._full_done = True
+        elif middle_passes >= MOST_MIDDLE_PASSES:
             gc.collect()
             self._full_done = True
         elif (

@@ -6,11 +6,13 @@ from __future__ import annotations
 import gc
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from bench.tui_figures import rss_mib
 from tests.tui.conftest import Deck, until
-from tui.collector import QUIET_SECONDS, Collector
+from tui.collector import FULL_QUIET_SECONDS, QUIET_SECONDS, Collector
 
 
 class Node:
@@ -84,6 +86,26 @@ def test_what_exists_at_the_start_is_not_walked_again_but_later_garbage_is_freed
     cycle = old_cycle()
     gc.collect()
     assert cycle() is None, "a cycle made after the start is still freed"
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the RSS from /proc")
+@pytest.mark.usefixtures("collector_in_charge")
+def test_at_rest_the_heaps_free_memory_goes_back_to_the_system() -> None:
+    now = [0.0]
+    collector = Collector(clock=lambda: now[0])
+    collector.start()
+    collector.settled()
+    now[0] = QUIET_SECONDS * 1.5
+    collector.check()  # what the start-up left behind: freed
+    collector.busy()
+    pieces = [bytes(2048) for _ in range(20_000)]  # 40 MiB from the C heap, not Python's pools
+    kept = pieces[::64]  # one in 64 stays: the heap's free parts lie between pieces in use
+    del pieces
+    held = rss_mib()
+    now[0] += FULL_QUIET_SECONDS * 1.5
+    collector.check()
+    assert rss_mib() < held - 20, "the free pages went back to the system"
+    assert len(kept) == 313
 
 
 @pytest.mark.anyio
