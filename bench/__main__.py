@@ -92,6 +92,8 @@ TARGETS: tuple[Target, ...] = (
     ("1 GB store: longest event-loop stall while finding", "≤ 50 ms", operator.le, 50, 1),
     (f"{SOAK}: RSS after 200 / after 20", "≤ 1.10×", operator.le, 1.10, 1),
     (f"{SOAK}: longest stall, last / first 20 (medians)", "≤ 1.0×", operator.le, 1.0, 1),
+    (f"{SOAK}: longest frame's CPU, last / first 20 (medians)", "reported", None, 0, 1),
+    (f"{SOAK}: app CPU a turn, last / first 20 (medians)", "reported", None, 0, 1),
     (f"{SOAK}: RSS after 200 turns", "reported", None, 0, 1),
     (f"{SOAK}: Enter → end shown, last 20 turns", "reported", None, 0, 1),
 )

@@ -6,7 +6,11 @@ real engine and the scripted model, one after the other as fast as they end.
   Python's collector (as when the user reads the answer; turns sent back to back leave the
   widgets let go of as garbage in cycles until then);
 - each turn's longest event-loop stall (a frame cannot be painted while the loop is held)
-  and its time from Enter to the end shown: the last 20 turns against the first 20.
+  and its time from Enter to the end shown: the last 20 turns against the first 20;
+- each turn's longest frame, as the thread's CPU time spent painting it (what the app's
+  own work costs: on a machine of two cores, codex and the model beside the app, the loop's
+  stalls mostly wait for the CPU, in a system call or in `select`), and the app's CPU time
+  for the turn: the last 20 turns against the first 20.
 
 Run: `.venv/bin/python -m bench.soak` (some 8 to 15 minutes). Prints a table and merges into
 bench/results.json.
@@ -18,9 +22,12 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from unittest import mock
 
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
@@ -30,6 +37,7 @@ from bench.tui_figures import rss_mib, send, the_app
 from tui.app import CodexDeckApp
 from tui.collector import CHECK_SECONDS, FULL_QUIET_SECONDS
 from tui.entries import TurnEntry
+from tui.pacing import PacedScreen
 from tui.widgets.transcript import Transcript
 
 TURNS = 200
@@ -45,9 +53,39 @@ class ModelProcess:
     base_url: str
 
 
-async def soak(root: Path) -> tuple[list[float], list[float], float, float]:
-    """Each turn's longest loop stall (ms) and milliseconds from Enter to its end shown; RSS
-    (MiB) after COMPARED turns and after TURNS."""
+@dataclass
+class Soaked:
+    """What each turn measured (ms), and the RSS (MiB) after COMPARED turns and after all."""
+
+    stalls: list[float] = field(default_factory=list)
+    """The loop's longest stall."""
+    took: list[float] = field(default_factory=list)
+    """From Enter to the end shown."""
+    frames: list[float] = field(default_factory=list)
+    """The longest frame's CPU time."""
+    cpu: list[float] = field(default_factory=list)
+    """The app's CPU time."""
+    rss_early: float = 0.0
+    rss_late: float = 0.0
+
+
+@contextmanager
+def frames_timed() -> Iterator[list[float]]:
+    """The CPU time (ms) of each frame the app's screens paint from now on."""
+    frames: list[float] = []
+    paint = PacedScreen._paint
+
+    def timed(screen: PacedScreen) -> None:
+        began = time.thread_time()
+        paint(screen)
+        frames.append((time.thread_time() - began) * 1000)
+
+    with mock.patch.object(PacedScreen, "_paint", timed):
+        yield frames
+
+
+async def soak(root: Path) -> Soaked:
+    """`soak_on` a scripted model of its own."""
     command = [sys.executable, "-m", "engine.scripted_model"]
     quiet = subprocess.DEVNULL
     async with await anyio.open_process(command, stdin=quiet, stderr=quiet) as process:
@@ -59,24 +97,26 @@ async def soak(root: Path) -> tuple[list[float], list[float], float, float]:
             process.terminate()
 
 
-async def soak_on(root: Path, model: ModelProcess) -> tuple[list[float], list[float], float, float]:
-    """`soak` on the scripted model at `model`."""
-    stalls: list[float] = []
-    took: list[float] = []
-    rss_early = 0.0
+async def soak_on(root: Path, model: ModelProcess) -> Soaked:
+    """TURNS turns on the scripted model at `model`, each measured."""
+    soaked = Soaked()
     async with the_app(root, model) as (app, _):
         transcript = app.main.view.transcript(app.main.current or "")
         assert transcript is not None
         for turn in range(1, TURNS + 1):
-            stall, ms = await one_turn(app, transcript)
-            stalls.append(stall)
-            took.append(ms)
+            with frames_timed() as frames:
+                cpu = time.process_time()
+                stall, ms = await one_turn(app, transcript)
+                soaked.cpu.append((time.process_time() - cpu) * 1000)
+            soaked.stalls.append(stall)
+            soaked.took.append(ms)
+            soaked.frames.append(max(frames, default=0.0))
             if turn == COMPARED:
-                rss_early = await rss_at_rest()
+                soaked.rss_early = await rss_at_rest()
             if turn % 20 == 0:
                 print(f"({turn} turns, RSS {rss_mib():.0f} MiB)", flush=True)
-        rss_late = await rss_at_rest()
-    return stalls, took, rss_early, rss_late
+        soaked.rss_late = await rss_at_rest()
+    return soaked
 
 
 async def rss_at_rest() -> float:
@@ -122,22 +162,28 @@ def ended(transcript: Transcript, before: str | None) -> bool:
 
 def main() -> None:
     with scratch_root() as root:
-        stalls, took, rss_early, rss_late = anyio.run(soak, root)
+        soaked = anyio.run(soak, root)
     first, last = slice(0, COMPARED), slice(-COMPARED, None)
     name = f"{TURNS} turns of 20k tokens"
+    each = {
+        "longest stall": soaked.stalls,
+        "Enter → end shown": soaked.took,
+        "longest frame's CPU": soaked.frames,
+        "app CPU a turn": soaked.cpu,
+    }
     figures = {
-        f"{name}: longest stall, first {COMPARED} turns": figure(stalls[first], "ms"),
-        f"{name}: longest stall, last {COMPARED} turns": figure(stalls[last], "ms"),
-        f"{name}: Enter → end shown, first {COMPARED} turns": figure(took[first], "ms"),
-        f"{name}: Enter → end shown, last {COMPARED} turns": figure(took[last], "ms"),
-        f"{name}: RSS after {COMPARED} turns": figure([rss_early], "MiB"),
-        f"{name}: RSS after {TURNS} turns": figure([rss_late], "MiB"),
+        f"{name}: {what}, {which} {COMPARED} turns": figure(values[turns], "ms")
+        for what, values in each.items()
+        for which, turns in (("first", first), ("last", last))
     }
-    ratios = {
-        f"{name}: RSS after {TURNS} / after {COMPARED}": rss_late / rss_early,
-        f"{name}: longest stall, last / first {COMPARED} (medians)": statistics.median(stalls[last])
-        / statistics.median(stalls[first]),
-    }
+    figures[f"{name}: RSS after {COMPARED} turns"] = figure([soaked.rss_early], "MiB")
+    figures[f"{name}: RSS after {TURNS} turns"] = figure([soaked.rss_late], "MiB")
+    ratios = {f"{name}: RSS after {TURNS} / after {COMPARED}": soaked.rss_late / soaked.rss_early}
+    for what in ("longest stall", "longest frame's CPU", "app CPU a turn"):
+        values = each[what]
+        ratios[f"{name}: {what}, last / first {COMPARED} (medians)"] = statistics.median(
+            values[last]
+        ) / statistics.median(values[first])
     print_table(figures)
     for ratio, value in ratios.items():
         print(f"{ratio}: {value:.2f}x")
