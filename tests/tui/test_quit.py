@@ -27,7 +27,7 @@ def test_exit_with_a_request_waiting_asks_first_and_no_keeps_it(
     terminal.wait_for("⚠ Run this command?")
     terminal.type("-l", "/exit")
     terminal.type("Enter")
-    terminal.wait_for("declines them. Quit?")
+    terminal.wait_for("declines it. Quit?")
     terminal.type("n")
     terminal.wait_until(lambda: "Quit?" not in terminal.screen(), "the question gone")
     assert "Run this command?" in terminal.screen(), "the request still waits"
@@ -35,6 +35,6 @@ def test_exit_with_a_request_waiting_asks_first_and_no_keeps_it(
     terminal.wait_until(lambda: message_box(terminal.screen()) == PLACEHOLDER, "an empty box")
     terminal.type("-l", "/quit")
     terminal.type("Enter")
-    terminal.wait_for("declines them. Quit?")
+    terminal.wait_for("declines it. Quit?")
     terminal.type("y")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")

@@ -39,8 +39,12 @@ def test_only_requests_that_quitting_declines_are_counted() -> None:
     infos = [replace(idle_conversation(name, name), host=name) for name in ("local", "sock", "box")]
     backend = Waiting(infos, [asked_in("sock")])
     assert quitting_loses(cast("Backend", backend), "", False, ["sock"]) == []
-    backend.pending += [asked_in("local"), asked_in("box")]
+    backend.pending.append(asked_in("local"))
     assert quitting_loses(cast("Backend", backend), "", False, ["sock"]) == [
-        "2 request(s) from codex still wait for an answer; quitting declines them."
+        "1 request waits for your answer; quitting declines it."
+    ]
+    backend.pending.append(asked_in("box"))
+    assert quitting_loses(cast("Backend", backend), "", False, ["sock"]) == [
+        "2 requests wait for your answer; quitting declines them."
     ]
     assert quitting_loses(cast("Backend", backend), "", True) == []

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from engine.errors import StoreError
+from tui.widgets.conversation_list import requests
 
 if TYPE_CHECKING:
     from engine.frontend import Backend
@@ -57,10 +58,8 @@ def quitting_loses(
         hosts = {info.id: info.host for info in backend.conversations()}
         pending = [p for p in pending if hosts.get(p.conversation_id) not in shared]
     if pending and not attached:
-        lost.append(
-            f"{len(pending)} request(s) from codex still wait for an answer; quitting "
-            "declines them."
-        )
+        them = "it" if len(pending) == 1 else "them"
+        lost.append(f"{requests(len(pending))} for your answer; quitting declines {them}.")
     if typed.strip():
         lost.append("The message in the box is not sent; quitting drops it.")
     images = sum(len(info.images) for info in backend.conversations()) if backend else 0
