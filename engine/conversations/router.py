@@ -114,6 +114,9 @@ class Router:
         )
         """What codex tells beside a turn's items (and the MCP servers' states)."""
         self._retries = Retries(self._notice, unreachable)
+        self._config_warned: set[str] = set()
+        """What codex warned of its configuration (it warns again at each start: after a
+        reconnect, say), said once."""
 
     def updated(self, conversation: Conversation) -> None:
         """Emit the conversation as it is now (and write it to the store)."""
@@ -173,7 +176,9 @@ class Router:
             text = notification.summary + (
                 f" ({notification.details})" if notification.details else ""
             )
-            self._notice(None, "warning", text)
+            if text not in self._config_warned:
+                self._config_warned.add(text)
+                self._notice(None, "warning", text)
         elif isinstance(notification, wire.WarningNotice):
             self._notice(None, "warning", notification.message)
         elif isinstance(notification, wire.AccountLoginCompleted):

@@ -11,7 +11,7 @@ from engine.conversations.emitter import Emitter
 from engine.conversations.interactions import Interactions
 from engine.conversations.journal import Journal
 from engine.conversations.router import Router
-from engine.events import EngineEvent, ItemDelta, ItemStarted
+from engine.events import EngineEvent, ItemDelta, ItemStarted, Notice
 from engine.protocol.notifications import parse_notification
 from engine.records.trace import Redactor
 from engine.transport.appserver import Received
@@ -72,3 +72,19 @@ def test_a_run_of_deltas_read_at_once_is_one_delta_of_their_text() -> None:
     ]
     answers = [e.item_id for e in events if isinstance(e, ItemDelta) and e.kind == "agent_message"]
     assert len(set(answers)) == 1
+
+
+def test_a_warning_codex_gives_of_its_configuration_at_each_start_is_said_once() -> None:
+    """codex warns of its configuration each time it starts (bubblewrap not on PATH, say):
+    after a reconnect, the same warning is not said again; another one is."""
+
+    def warned(summary: str) -> Received:
+        return parse_notification("configWarning", msgspec.json.encode({"summary": summary}))
+
+    bubblewrap = "could not find bubblewrap on PATH; using the bundled one"
+    started_again = [warned(bubblewrap), warned("model_reasoning_summary is deprecated")]
+    events = routed([warned(bubblewrap), *started_again])
+    assert [e.text for e in events if isinstance(e, Notice)] == [
+        bubblewrap,
+        "model_reasoning_summary is deprecated",
+    ]
