@@ -10,6 +10,7 @@ the README's table.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import operator
 import subprocess
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from bench.codex_tui import npm_codex
 from bench.figures import RESULTS, load, machine_speed
 
 SUITE = (
@@ -99,10 +101,25 @@ TARGETS: tuple[Target, ...] = (
 )
 
 
+BENCH_EXTRA = (
+    "The suite needs the benchmarks' extra (the official SDK that bench.engine_core reads "
+    "beside the engine): .venv/bin/pip install -e '.[test,bench]'"
+)
+NO_NPM_CODEX = (
+    "No npm Codex in .ci/npm: the Codex TUI 0.171 rows will say 'not run' (bash .ci/run "
+    "installs it there, or: npm install --prefix .ci/npm @openai/codex@0.171.0)"
+)
+
+
 def main() -> int:
     if sys.argv[1:] == ["--markdown"]:
         print(markdown(load()))
         return 0
+    if importlib.util.find_spec("openai_codex") is None:
+        print(BENCH_EXTRA, file=sys.stderr)
+        return 2
+    if npm_codex() is None:
+        print(NO_NPM_CODEX, flush=True)
     RESULTS.unlink(missing_ok=True)
     before = machine_speed()
     print(f"machine-speed probe before: {before:.0f} ms", flush=True)
