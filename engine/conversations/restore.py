@@ -135,8 +135,14 @@ class Restorer:
                 self._notice(
                     conversation,
                     "warning",
-                    f"{unanswered} request(s) waited for your answer when codex-deck stopped; "
-                    "they were closed unanswered, so nothing they asked for was approved.",
+                    (
+                        "1 request waited for your answer when codex-deck stopped; it was "
+                        "closed unanswered, so nothing it asked for was approved."
+                        if unanswered == 1
+                        else f"{unanswered} requests waited for your answer when codex-deck "
+                        "stopped; they were closed unanswered, so nothing they asked for was "
+                        "approved."
+                    ),
                 )
             for kept in waiting.get(conversation.id, []):
                 submission = restored_submission(kept)

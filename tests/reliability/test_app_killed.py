@@ -36,7 +36,7 @@ def test_the_app_killed_with_an_approval_waiting_runs_nothing_then_or_after(
     with running([], env) as app:
         app.wait_for("codex online")
         app.wait_for("/resend sends it once more")
-        app.wait_for("unanswered")
+        app.wait_for("1 request waited for your answer")
         app.type("\x11")
         exit_code = app.process.wait(timeout=20)
     with sqlite3.connect(tmp_path / "store.sqlite3") as store:
