@@ -68,7 +68,8 @@ class Collector:
         self._full_done = False
 
     def check(self) -> None:
-        """Collect the older generations if it is quiet, or if they have waited too long."""
+        """Collect the older generations if it is quiet, or if they have waited too long;
+        after a full pass in a quiet moment, give the heap's free pages back (`heap.trim`)."""
         quiet = self._clock() - self._last_busy
         _, young_passes, middle_passes = gc.get_count()
         calm = self._phase != "starting"

@@ -2,7 +2,7 @@
 
 What Python frees goes back to the C allocator, which keeps it for later: the free chunks
 between the ones still in use stay part of the process's memory. After a long streak of work
-(two hundred long answers, each drawn a frame at a time) some 4 to 10 MiB of the heap were
+(two hundred long answers, each drawn a frame at a time) some 7 to 11 MiB of the heap were
 free but still held (glibc's `mallinfo2`), and that part grew with the work. `trim` asks
 glibc to give the free pages back (`malloc_trim`), which takes a few milliseconds: done in a
 quiet moment, after a full pass of the collector. Elsewhere (another C library) it does
@@ -25,7 +25,8 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-def trim() -> bool:
-    """Give the heap's free pages back to the system; whether any were."""
+def trim() -> None:
+    """Give the heap's free pages back to the system."""
     malloc_trim = _malloc_trim()
-    return bool(malloc_trim(0)) if malloc_trim is not None else False
+    if malloc_trim is not None:
+        malloc_trim(0)
