@@ -49,8 +49,10 @@ async def test_only_the_latest_entries_get_widgets_and_the_rest_come_back() -> N
 
         assert with_widgets(long) == FIRST_WINDOW
         assert long.entries[-1].widget is not None
-        earlier = str(long.query_one(".earlier").render())
-        assert earlier == f"▲ {1200 - FIRST_WINDOW} earlier item(s) — ctrl+home shows more"
+        said = f"▲ {1200 - FIRST_WINDOW} earlier item(s) — ctrl+home shows more"
+        # The line is said once the first window's widgets are mounted (they are made first).
+        line = long.query_one(".earlier")
+        await until(pilot, lambda: str(line.render()) == said, "the line says what is above")
 
         assert not other.display
         assert with_widgets(other) == 0, "a conversation out of view has no widgets yet"
