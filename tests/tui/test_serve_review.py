@@ -1,6 +1,6 @@
 """The review from a browser (`codex-deck serve`), by keyboard as in a terminal: a change of two
-hunks waiting, ctrl+g then r reviews it hunk by hunk, space marks the second, Enter, a reason,
-Enter: the workspace holds exactly what was kept; alt+i lists what waits; /rules answers."""
+hunks waiting, alt+i lists it, Enter goes to its card, r reviews it hunk by hunk, space marks
+the second, Enter, a reason, Enter: the workspace holds exactly what was kept; /rules answers."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ def test_a_change_is_reviewed_hunk_by_hunk_from_a_browser(
                 await shown(browser, b"Apply these changes?")
                 await typed(browser, "\x1bi")  # alt+i
                 await shown(browser, b"waits for your answer")
-                await typed(browser, "\x1b")
-                await shown(browser, b"Write to codex")
-                await typed(browser, "\x07")  # ctrl+g
+                # Enter goes to the request's card (an esc typed just before ctrl+g would be
+                # read with it as alt+ctrl+g, once the two come in one read).
+                await typed(browser, "\r")
                 await shown(browser, b"Review hunks")
                 await typed(browser, "r")
                 await shown(browser, b"Mark those to take back")
@@ -53,7 +53,8 @@ def test_a_change_is_reviewed_hunk_by_hunk_from_a_browser(
                 await typed(browser, "\r")
                 await shown(browser, b"Why?")
                 await typed(browser, "keep line 10\r")
-                await shown(browser, b"codex is told now")
+                # Told in the turn, or with the next message if the turn ended first.
+                await shown(browser, b"Took back hunks in 1 file; codex is told")
                 await typed(browser, "/rules\r")
                 await shown(browser, b"Saved rules")
                 tasks.start_soon(drain, browser)
