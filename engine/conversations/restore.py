@@ -20,7 +20,7 @@ from anyio.abc import TaskGroup
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
 from engine.conversations.emitter import Emitter
-from engine.conversations.history import last_turns
+from engine.conversations.history import RUNNING, last_turns
 from engine.conversations.history_pages import Prefetched, pages_of
 from engine.conversations.journal import Journal
 from engine.conversations.link import Link
@@ -41,10 +41,13 @@ from engine.transport.launch import thread_defaults
 NO_ROLLOUT = "no rollout found"
 """What codex says when it has no record of a thread (one without a turn is never written)."""
 SETTLE_TURNS = 20
+"""How many of a thread's last turns are searched for a message that was in flight."""
 FOLLOWED = frozenset({"completed", "sent"})
 """How an in-flight message may be settled that needs no word of warning: it completed, or
 its turn runs on (in a shared codex) and is followed."""
-"""How many of a thread's last turns are searched for a message that was in flight."""
+CAUGHT_UP_TURNS = 20
+"""How many of a thread's last turns are read when another app moved a conversation here to
+it (/reset there): those that ended before this app followed it are told as they ran."""
 RESUMED_AT_ONCE = 8
 """Threads codex is asked to resume at the same time."""
 Say = Callable[[Conversation | None, NoticeLevel, str], None]
@@ -232,10 +235,20 @@ class Restorer:
             f"Reset in another app: a new thread (generation {conversation.generation}), "
             "followed here from now on.",
         )
-        await self._follow(conversation, thread_id)
+        if await self.resume(conversation):
+            # Its turns so far were told only to the other app: a quick one may have ended
+            # before the thread was resumed here, and this conversation shows what it said.
+            turns, _ = await last_turns(self._link.server, thread_id, CAUGHT_UP_TURNS)
+            for turn in turns:
+                if turn.status == RUNNING:
+                    self._router.turn_began(conversation, turn.id)
+                else:
+                    self._router.ran_unseen(conversation, turn)
+        self._router.updated(conversation)
 
     async def _follow(self, conversation: Conversation, thread_id: str) -> None:
-        """Resume another app's thread here, its running turn (if one runs) known."""
+        """Resume another app's thread here, its running turn (if one runs) known (a
+        conversation brought here reads its earlier turns as it is shown)."""
         if await self.resume(conversation):
             running = await self._running_turn(thread_id)
             if running is not None:  # its start was told only to the app that resumed it
@@ -254,7 +267,7 @@ class Restorer:
         except (RpcError, ConnectionClosed):
             return None
         latest = page.data[0] if page.data else None
-        return latest.id if latest is not None and latest.status == "inProgress" else None
+        return latest.id if latest is not None and latest.status == RUNNING else None
 
     async def unarchive(self, stored: StoredConversation) -> Conversation:
         """Bring an archived conversation of the store back: its codex thread unarchived and

@@ -413,6 +413,19 @@ class Router:
         )
         self.updated(conversation)
 
+    def ran_unseen(self, conversation: Conversation, turn: wire.Turn) -> None:
+        """A turn of the conversation's thread that ran and ended before this app followed the
+        thread (another app started it), with its items: told as it would have been live, its
+        start, each item completed and its end; nothing if its end was seen here."""
+        thread_id = conversation.thread_id
+        if thread_id is None or turn.id in conversation.finished_turns:
+            return
+        self._turn_started(conversation, wire.TurnStarted(thread_id=thread_id, turn=turn))
+        for item in turn.items:
+            completed = wire.ItemCompleted(thread_id=thread_id, turn_id=turn.id, item=item)
+            self._item_completed(conversation, completed)
+        self._turn_completed(conversation, wire.TurnCompleted(thread_id=thread_id, turn=turn))
+
     def _turn_completed(self, conversation: Conversation, notification: wire.TurnCompleted) -> None:
         turn = notification.turn
         if turn.id in conversation.finished_turns:

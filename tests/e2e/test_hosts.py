@@ -11,18 +11,25 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
+import anyio
 import pytest
 from anyio.abc import Process
 
+from engine import protocol as wire
+from engine.conversations.restore import Restorer
 from engine.deck import Deck
 from engine.events import (
     ConversationJoined,
     HostJoined,
     InteractionRequested,
     InteractionResolved,
+    ItemCompleted,
     Notice,
     SideChatAnswered,
+    TurnCompleted,
     TurnStarted,
 )
 from engine.frontend import deck_backend
@@ -234,6 +241,51 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
             said = [notice.text for notice in seen_there.of(Notice, made["sock"])]
             assert any(text.startswith("Reset in another app") for text in said)
             assert len(seen_there.of(ConversationJoined)) == 1
+
+
+async def test_a_turn_that_ended_before_the_browser_followed_a_reset_is_told_there(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """/reset in the terminal, then a quick turn on the new thread that ends before the
+    browser follows the thread (held back here until it has): the browser tells that turn as
+    it would have live (the message, the answer, its end), once."""
+    ended = anyio.Event()
+    moved = Restorer._moved
+
+    async def late(self: Restorer, *args: Any) -> None:
+        await ended.wait()
+        await moved(self, *args)
+
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        deck_backend(there.settings)() as browser,
+        recording(browser) as seen_there,
+    ):
+        await joined(seen_there, "sock")
+        async with on_deck(there.settings) as (terminal, seen_here, made):
+            sock = made["sock"]
+            await terminal.submit(sock, "hello there")
+            await seen_there.wait_for(ConversationJoined)
+            await seen_there.turn_completed(sock)
+            with mock.patch.object(Restorer, "_moved", late):
+                assert (await terminal.execute(sock, "/reset")).ok
+                await terminal.submit(sock, "count for me")
+                quick = await seen_here.turn_completed(sock, count=2)
+                ended.set()
+                followed = await seen_there.turn_completed(sock, count=2)
+            assert (followed.turn_id, followed.status) == (quick.turn_id, "completed")
+            items = [
+                e.item for e in seen_there.of(ItemCompleted, sock) if e.turn_id == quick.turn_id
+            ]
+            asked = [i for i in items if isinstance(i, wire.UserMessageItem)]
+            answers = [i for i in items if isinstance(i, wire.AgentMessageItem)]
+            assert [part.get("text") for i in asked for part in i.content] == ["count for me"]
+            assert len(answers) == 1
+            assert answers[0].text
+            said = [notice.text for notice in seen_there.of(Notice, sock)]
+            assert any(text.startswith("Reset in another app") for text in said)
+            assert len(seen_there.of(TurnStarted, sock)) == 2
+            assert len(seen_there.of(TurnCompleted, sock)) == 2
 
 
 def side_scratches() -> set[Path]:
