@@ -237,13 +237,10 @@ class Restorer:
         )
         if await self.resume(conversation):
             # Its turns so far were told only to the other app: a quick one may have ended
-            # before the thread was resumed here, and this conversation shows what it said.
+            # before the thread was resumed here, one that runs began unseen.
             turns, _ = await last_turns(self._link.server, thread_id, CAUGHT_UP_TURNS)
             for turn in turns:
-                if turn.status == RUNNING:
-                    self._router.turn_began(conversation, turn.id)
-                else:
-                    self._router.ran_unseen(conversation, turn)
+                self._router.unseen_turn(conversation, turn)
         self._router.updated(conversation)
 
     async def _follow(self, conversation: Conversation, thread_id: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations, SubmissionState
 from engine.conversations.emitter import Emitter
+from engine.conversations.history import RUNNING
 from engine.conversations.interactions import (
     Interactions,
 )
@@ -413,18 +414,23 @@ class Router:
         )
         self.updated(conversation)
 
-    def ran_unseen(self, conversation: Conversation, turn: wire.Turn) -> None:
-        """A turn of the conversation's thread that ran and ended before this app followed the
-        thread (another app started it), with its items: told as it would have been live, its
-        start, each item completed and its end; nothing if its end was seen here."""
+    def unseen_turn(self, conversation: Conversation, turn: wire.Turn) -> None:
+        """A turn of the conversation's thread that began before this app followed the thread
+        (another app started it), with its items so far: told as it would have been live, its
+        start, its items completed and, if it ended, its end; of one that runs on, its start
+        and the message that started it (the rest comes live). Nothing if its start was seen
+        here."""
         thread_id = conversation.thread_id
-        if thread_id is None or turn.id in conversation.finished_turns:
+        if thread_id is None or turn.id in (conversation.turn_id, *conversation.finished_turns):
             return
         self._turn_started(conversation, wire.TurnStarted(thread_id=thread_id, turn=turn))
+        running = turn.status == RUNNING
         for item in turn.items:
-            completed = wire.ItemCompleted(thread_id=thread_id, turn_id=turn.id, item=item)
-            self._item_completed(conversation, completed)
-        self._turn_completed(conversation, wire.TurnCompleted(thread_id=thread_id, turn=turn))
+            if not running or isinstance(item, wire.UserMessageItem):
+                completed = wire.ItemCompleted(thread_id=thread_id, turn_id=turn.id, item=item)
+                self._item_completed(conversation, completed)
+        if not running:
+            self._turn_completed(conversation, wire.TurnCompleted(thread_id=thread_id, turn=turn))
 
     def _turn_completed(self, conversation: Conversation, notification: wire.TurnCompleted) -> None:
         turn = notification.turn

@@ -288,6 +288,55 @@ async def test_a_turn_that_ended_before_the_browser_followed_a_reset_is_told_the
             assert len(seen_there.of(TurnCompleted, sock)) == 2
 
 
+async def test_a_turn_that_began_before_the_browser_followed_a_reset_is_followed_there(
+    scripted_model: ScriptedModel, tmp_path: Path
+) -> None:
+    """/reset in the terminal, then a turn on the new thread that waits for an approval before
+    the browser follows the thread: the browser tells its start and the message that started
+    it, then follows it to its end (its answer, once)."""
+    asking = anyio.Event()
+    moved = Restorer._moved
+
+    async def late(self: Restorer, *args: Any) -> None:
+        await asking.wait()
+        await moved(self, *args)
+
+    async with (
+        machines(scripted_model, tmp_path) as (there, _),
+        deck_backend(there.settings)() as browser,
+        recording(browser) as seen_there,
+    ):
+        await joined(seen_there, "sock")
+        async with on_deck(there.settings) as (terminal, seen_here, made):
+            sock = made["sock"]
+            await terminal.submit(sock, "hello there")
+            await seen_there.wait_for(ConversationJoined)
+            await seen_there.turn_completed(sock)
+            with mock.patch.object(Restorer, "_moved", late):
+                assert (await terminal.execute(sock, "/reset")).ok
+                await terminal.submit(sock, "approval")
+                asked = await seen_here.wait_for(
+                    InteractionRequested, lambda e: e.conversation_id == sock
+                )
+                asking.set()
+                began = await seen_there.wait_for(
+                    TurnStarted, lambda e: e.conversation_id == sock, 2
+                )
+            assert began.turn_id == asked.interaction.turn_id
+            answered = await terminal.execute(sock, f"/approve {asked.interaction.id}")
+            assert answered.ok, answered.message
+            ended = await seen_there.turn_completed(sock, count=2)
+            assert (ended.turn_id, ended.status) == (began.turn_id, "completed")
+            items = [
+                e.item for e in seen_there.of(ItemCompleted, sock) if e.turn_id == began.turn_id
+            ]
+            sent = [i for i in items if isinstance(i, wire.UserMessageItem)]
+            answers = [i for i in items if isinstance(i, wire.AgentMessageItem)]
+            assert [part.get("text") for i in sent for part in i.content] == ["approval"]
+            assert len({answer.id for answer in answers}) == len(answers) >= 1
+            assert len(seen_there.of(TurnStarted, sock)) == 2
+
+
 def side_scratches() -> set[Path]:
     """The side chats' working directories under /tmp (where the ssh host's shell makes them:
     sshd passes no TMPDIR)."""
