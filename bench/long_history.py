@@ -5,7 +5,8 @@
 - a page up (PageUp) → the frame that shows it painted, forty of them from the end (those
   that reach the first entry drawn draw a few screens of older ones first);
 - a step further back (ctrl+home: 150 earlier items get widgets, read from codex when fewer
-  are left) → painted;
+  are left) → painted, each step taken once the one before has drawn all it leaves for after
+  its frame (as a person takes them, reading between two);
 - the app's memory once its latest are painted, and after twenty steps back.
 
 Run: `.venv/bin/python -m bench.long_history`. Prints a table and merges into
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from textual.pilot import Pilot
 
 from bench.figures import figure, print_table, save, scratch_root
 from bench.load_figures import latest_painted, many_items
@@ -27,6 +29,8 @@ from bench.scale import painted
 from bench.tui_figures import rss_mib, the_app
 from engine.conversations.history_pages import FIRST_ITEMS
 from engine.scripted_model import run_scripted_model
+from tui.entries import Entry
+from tui.widgets.transcript import MOST_WIDGETS, Transcript
 
 ITEMS = 50_000
 RUNS = 2
@@ -62,12 +66,26 @@ async def read_back(root: Path, store: Path) -> Reading:
                 await app.main.action_page(-1)
                 reading.pages_ms.append((await painted(app) - began) * 1000)
             for _ in range(STEPS_BACK):
+                await settled(pilot, transcript)
                 began = time.perf_counter()
                 await app.main.action_show_earlier()
                 reading.steps_ms.append((await painted(app) - began) * 1000)
             await pilot.pause(0.5)
             reading.rss_back = rss_mib()
     return reading
+
+
+async def settled(pilot: Pilot[None], transcript: Transcript) -> None:
+    """Until the transcript has drawn what the step before left to draw after its frame
+    (the entries under the view), and the window is back within its bound: each step is
+    measured as a person takes it, looking at the one before first."""
+    while not transcript.settled or len(drawn(transcript)) > MOST_WIDGETS:
+        await pilot.pause(0.01)
+    await pilot.pause()
+
+
+def drawn(transcript: Transcript) -> list[Entry]:
+    return [entry for entry in transcript.entries if entry.widget is not None]
 
 
 def main() -> None:

@@ -3,6 +3,8 @@ ones); a conversation out of view keeps its entries up to date and gets widgets 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
@@ -167,16 +169,22 @@ def in_view(shown: Transcript) -> list[int]:
     ]
 
 
-def tops_painted(monkeypatch: pytest.MonkeyPatch, app: CodexDeckApp) -> list[int]:
+def tops_painted(
+    monkeypatch: pytest.MonkeyPatch,
+    app: CodexDeckApp,
+    also: Callable[[Transcript], object] = lambda _: None,
+) -> list[int]:
     """The first entry in view of the long conversation in each frame the app paints, noted
-    once the list holds one (the test puts the first)."""
+    once the list holds one (the test puts the first); `also` is called with it then."""
     tops: list[int] = []
     paint = PacedScreen._paint
 
     def noting(screen: PacedScreen) -> None:
         paint(screen)
         if screen is app.main and tops:
-            tops.append(in_view(app.main.query_one(f"#transcript-{LONG}", Transcript))[0])
+            shown = app.main.query_one(f"#transcript-{LONG}", Transcript)
+            tops.append(in_view(shown)[0])
+            also(shown)
 
     monkeypatch.setattr(PacedScreen, "_paint", noting)
     return tops
@@ -262,7 +270,11 @@ async def test_widgets_stay_bounded_going_back_and_down_again_and_ctrl_end_draws
 
         while long.entries[0].widget is None:
             await pilot.press("ctrl+home")
-            await until(pilot, lambda: len(drawn(long)) <= MOST_WIDGETS, "the newest let go")
+            await until(
+                pilot,
+                lambda: long.settled and len(drawn(long)) <= MOST_WIDGETS,
+                "the step drawn whole and the newest let go",
+            )
         assert drawn(long) == list(range(MOST_WIDGETS)), "the first ones, without a gap"
         assert long.cut_below
         assert not long.following
@@ -307,6 +319,36 @@ async def test_widgets_stay_bounded_going_back_and_down_again_and_ctrl_end_draws
         )
         assert len(drawn(long)) <= FIRST_WINDOW
         assert not later.has_class("-shown")
+
+
+async def test_ctrl_home_shows_the_first_of_its_step_at_once_and_draws_the_rest_under_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first frame after ctrl+home shows the first of the earlier entries it brings back
+    at the top (under the line that says what is above), with only those that fill the
+    screen drawn; the others get their widgets
+    under them in the frames after, the view staying where it is, with no gap in the end."""
+    events = [*conversation_of(800, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    widgets: list[int] = []
+    tops = tops_painted(monkeypatch, app, lambda shown: widgets.append(with_widgets(shown)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        long = await drawn_long(app, pilot, 1200)
+        await until(pilot, lambda: with_widgets(long) == FIRST_WINDOW, "its first window")
+        step = 1200 - FIRST_WINDOW - EARLIER_STEP
+        tops[:] = [in_view(long)[0]]
+        await pilot.press("ctrl+home")
+        whole = FIRST_WINDOW + EARLIER_STEP
+        await until(pilot, lambda: whole in widgets, "the whole step is drawn and painted")
+        assert long.settled
+        assert drawn(long) == list(range(step, 1200)), "no gap"
+        assert step in tops, "a frame shows the first of the step"
+        first = tops.index(step)
+        assert widgets[first - 1] < FIRST_WINDOW + EARLIER_STEP // 3, "a screenful first"
+        assert set(tops[first:]) == {step}, "the view stays on the first of the step"
+        line = long.query_one(".earlier")
+        assert str(line.render()).startswith(f"▲ {step} earlier item(s)")
+        assert line.region.y == long.region.y, "under the line that says what is above"
 
 
 async def test_a_jump_from_the_trace_draws_an_item_the_view_went_far_from() -> None:

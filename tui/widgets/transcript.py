@@ -420,8 +420,16 @@ class Transcript(VerticalScroll, can_focus=False):
 
     @property
     def settled(self) -> bool:
-        """Nothing is waiting to be drawn."""
-        return not self._streaming and not self._flush_scheduled and self._unshown_from is None
+        """Nothing is waiting to be drawn (an entry of the window without its widget, under
+        the first of a step back, included)."""
+        return (
+            not self._streaming
+            and not self._flush_scheduled
+            and self._unshown_from is None
+            and all(
+                e.widget is not None for e in self._entries[self._first_shown : self._end_shown]
+            )
+        )
 
     @property
     def following(self) -> bool:
@@ -675,34 +683,76 @@ class Transcript(VerticalScroll, can_focus=False):
         if self.display and self._first_shown > start:
             await self._mount_earlier(start)
 
-    async def _bring_back(self, count: int) -> list[Widget]:
-        """Widgets for up to `count` entries above the first drawn, kept in the window."""
+    async def _bring_back(self, count: int, drawn_first: int | None = None) -> list[Widget]:
+        """Widgets for up to `count` entries above the first drawn, kept in the window; with
+        `drawn_first`, only that many of the first of them now, the others under them after
+        the next frame (`_fill_in`)."""
         start = max(0, self._first_shown - count)
         self._window = min(self._window + self._first_shown - start, MOST_WIDGETS)
-        widgets = await self._mount_earlier(start)
+        end = (
+            self._first_shown
+            if drawn_first is None
+            else min(start + drawn_first, self._first_shown)
+        )
+        self._first_shown = start
+        widgets = await self._mount(start, end)
+        self._show_earlier_line()
+        if drawn_first is not None:
+            after_painted(self, self._fill_in)
         after_painted(self, self._drop_below)  # below the view: not in the way of its frame
         return widgets
 
     async def _mount_earlier(self, start: int) -> list[Widget]:
         """Give widgets to the entries from `start` to the first shown."""
-        entries = self._entries[start : self._first_shown]
-        self._first_shown = start
-        anchor = next((e.widget for e in self._entries[start + len(entries) :] if e.widget), None)
-        widgets = [self._widget(entry) for entry in entries]
-        self._tint(start, self._first_shown + len(entries))
-        await self.mount_all(widgets, before=anchor or self._later)
+        end, self._first_shown = self._first_shown, start
+        widgets = await self._mount(start, end)
         self._show_earlier_line()
         return widgets
 
+    async def _mount(self, start: int, end: int) -> list[Widget]:
+        """Give widgets to the entries from `start` to `end` (which have none), before the
+        next one that has."""
+        anchor = next((e.widget for e in self._entries[end:] if e.widget), None)
+        widgets = [self._widget(entry) for entry in self._entries[start:end]]
+        self._tint(start, end)
+        await self.mount_all(widgets, before=anchor or self._later)
+        return widgets
+
+    async def _fill_in(self, most: int = BACK_STEP) -> None:
+        """Give widgets to up to `most` of the entries in the window that were left without
+        (below the view, after the frame that showed the first of a step back), from the
+        top; the others after the next frame."""
+        async with self._applying:
+            index, left = self._first_shown, most
+            while index < self._end_shown and left:
+                if self._entries[index].widget is not None:
+                    index += 1
+                    continue
+                end = index
+                while end < self._end_shown and self._entries[end].widget is None and left:
+                    end, left = end + 1, left - 1
+                await self._mount(index, end)
+                index = end
+            if not left:
+                after_painted(self, self._fill_in)
+
     async def action_show_earlier(self) -> None:
         """Give widgets to up to EARLIER_STEP more of the older entries (read from codex
-        when it keeps them and fewer are left)."""
+        when it keeps them and fewer are left), the view at the top (the line that says what
+        is above, then the first of them): those that fill the screen from there are drawn
+        first, the others under them after that frame."""
         await self._read_earlier(EARLIER_STEP)
         if not self._first_shown:
             return
         self.release_anchor()
-        widgets = await self._bring_back(EARLIER_STEP)
-        self.scroll_to_widget(widgets[0], animate=False, top=True)
+        async with self._applying, self._unpainted():
+            step = self._entries[max(0, self._first_shown - EARLIER_STEP) : self._first_shown]
+            size = self._view_size
+            wanted = (size.height or self.app.size.height) * 3 // 2
+            screenful = _filling(step[::-1], max(size.width, 20), wanted, len(step))
+            await self._bring_back(EARLIER_STEP, screenful)
+            # At the top: the line that says what is above, then the first of the step.
+            self.scroll_to(y=0, animate=False, immediate=True)
 
     def search_texts(self) -> list[tuple[int, str, str]]:
         """Every searchable text, as (entry index, what it is, text)."""
@@ -720,6 +770,8 @@ class Transcript(VerticalScroll, can_focus=False):
             await self._draw_at(index)
         while index < self._first_shown:
             await self.action_show_earlier()
+        if self._entries[index].widget is None:  # under the first of a step back: not yet
+            await self._fill_in(most=len(self._entries))
         return self._entries[index].widget
 
     async def _draw_at(self, index: int) -> None:
