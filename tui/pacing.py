@@ -74,6 +74,9 @@ class PacedScreen(Screen[None]):
 
     def _paint_changed(self) -> None:
         if not self._changing:
+            # Laid out again whole: a widget's own call for a layout reaches the screen only
+            # once that widget is idle, after this.
+            self.refresh(layout=True)
             self._paint()
 
     def key_coming(self) -> None:

@@ -346,6 +346,10 @@ async def test_ctrl_home_shows_the_first_of_its_step_at_once_and_draws_the_rest_
         first = tops.index(step)
         assert widgets[first - 1] < FIRST_WINDOW + EARLIER_STEP // 3, "a screenful first"
         assert set(tops[first:]) == {step}, "the view stays on the first of the step"
+        painted = list(zip(tops[1:], widgets, strict=True))
+        assert all(top == step for top, count in painted if count > FIRST_WINDOW), (
+            "no frame shows the new widgets laid out as before them"
+        )
         line = long.query_one(".earlier")
         assert str(line.render()).startswith(f"▲ {step} earlier item(s)")
         assert line.region.y == long.region.y, "under the line that says what is above"
