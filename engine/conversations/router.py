@@ -421,7 +421,8 @@ class Router:
         and the message that started it (the rest comes live). Nothing if its start was seen
         here."""
         thread_id = conversation.thread_id
-        if thread_id is None or turn.id in (conversation.turn_id, *conversation.finished_turns):
+        seen = turn.id == conversation.turn_id or turn.id in conversation.finished_turns
+        if thread_id is None or seen:
             return
         self._turn_started(conversation, wire.TurnStarted(thread_id=thread_id, turn=turn))
         running = turn.status == RUNNING
