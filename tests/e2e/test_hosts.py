@@ -192,8 +192,25 @@ async def test_two_apps_on_one_listening_host_see_the_same_turn_and_either_answe
             )
             assert (closed.outcome, closed.by) == ("expired", "codex")
             assert (await seen_here.turn_completed(made["sock"], count=2)).status == "completed"
-            assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
+            assert (tmp_path / "sock-workspace" / "out.txt").read_text() == "hi-from-exec\n"
             assert terminal.pending_interactions() == []
+
+
+@asynccontextmanager
+async def browser_and_terminal(
+    model: ModelServer, root: Path
+) -> AsyncIterator[tuple[Deck, EventLog, Deck, EventLog, dict[str, str]]]:
+    """Two apps on the same hosts and store: the browser's, open first (the listening host
+    joined), and the terminal's, with a conversation on each host; each with its events."""
+    async with (
+        machines(model, root) as (there, _),
+        deck_backend(there.settings)() as browser,
+        recording(browser) as seen_there,
+    ):
+        assert isinstance(browser, Deck)
+        await joined(seen_there, "sock")
+        async with on_deck(there.settings) as (terminal, seen_here, made):
+            yield browser, seen_there, terminal, seen_here, made
 
 
 async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins_the_browser(
@@ -203,44 +220,83 @@ async def test_a_conversation_the_terminal_starts_after_the_browser_opened_joins
     listening host comes into it (codex tells every client of each thread's status; the
     store they share names the conversation), under the same id, and is followed from there:
     what its turn asks is asked there too and answered there."""
-    async with (
-        machines(scripted_model, tmp_path) as (there, _),
-        deck_backend(there.settings)() as browser,
-        recording(browser) as seen_there,
+    async with browser_and_terminal(scripted_model, tmp_path) as (
+        browser,
+        seen_there,
+        terminal,
+        seen_here,
+        made,
     ):
-        await joined(seen_there, "sock")
-        async with on_deck(there.settings) as (terminal, seen_here, made):
-            assert made["sock"] not in {info.id for info in browser.conversations()}
-            await terminal.submit(made["sock"], "approval")
-            came = await seen_there.wait_for(ConversationJoined)
-            assert came.conversation_id == made["sock"]
-            listed = {info.id: info for info in browser.conversations()}
-            assert listed[made["sock"]].host == "sock"
-            assert listed[made["sock"]].title == "on sock"
-            # Only the listening host's: the terminal's local and ssh codex are its own.
-            assert made["local"] not in listed
-            assert made["box"] not in listed
-            asked = await seen_there.wait_for(
-                InteractionRequested, lambda e: e.conversation_id == made["sock"]
-            )
-            # Its turn runs there too (its start was told only to the terminal's app).
-            await seen_there.wait_for(TurnStarted, lambda e: e.conversation_id == made["sock"])
-            states = {info.id: info.state for info in browser.conversations()}
-            assert states[made["sock"]] == "waiting"
-            answered = await browser.execute(made["sock"], f"/approve {asked.interaction.id}")
-            assert answered.ok, answered.message
-            assert (await seen_here.turn_completed(made["sock"])).status == "completed"
-            assert (there.workspaces["sock"] / "out.txt").read_text() == "hi-from-exec\n"
-            await seen_there.turn_completed(made["sock"])
-            # Reset in the terminal: a new thread, which the browser follows as its turn starts.
-            assert (await terminal.execute(made["sock"], "/reset")).ok
-            await terminal.submit(made["sock"], "count for me")
-            await seen_here.turn_completed(made["sock"], count=2)
-            followed = await seen_there.turn_completed(made["sock"], count=2)
-            assert followed.status == "completed"
-            said = [notice.text for notice in seen_there.of(Notice, made["sock"])]
-            assert any(text.startswith("Reset in another app") for text in said)
-            assert len(seen_there.of(ConversationJoined)) == 1
+        assert made["sock"] not in {info.id for info in browser.conversations()}
+        await terminal.submit(made["sock"], "approval")
+        came = await seen_there.wait_for(ConversationJoined)
+        assert came.conversation_id == made["sock"]
+        listed = {info.id: info for info in browser.conversations()}
+        assert listed[made["sock"]].host == "sock"
+        assert listed[made["sock"]].title == "on sock"
+        # Only the listening host's: the terminal's local and ssh codex are its own.
+        assert made["local"] not in listed
+        assert made["box"] not in listed
+        asked = await seen_there.wait_for(
+            InteractionRequested, lambda e: e.conversation_id == made["sock"]
+        )
+        # Its turn runs there too (its start was told only to the terminal's app).
+        await seen_there.wait_for(TurnStarted, lambda e: e.conversation_id == made["sock"])
+        states = {info.id: info.state for info in browser.conversations()}
+        assert states[made["sock"]] == "waiting"
+        answered = await browser.execute(made["sock"], f"/approve {asked.interaction.id}")
+        assert answered.ok, answered.message
+        assert (await seen_here.turn_completed(made["sock"])).status == "completed"
+        assert (tmp_path / "sock-workspace" / "out.txt").read_text() == "hi-from-exec\n"
+        await seen_there.turn_completed(made["sock"])
+        # Reset in the terminal: a new thread, which the browser follows as its turn starts.
+        assert (await terminal.execute(made["sock"], "/reset")).ok
+        await terminal.submit(made["sock"], "count for me")
+        await seen_here.turn_completed(made["sock"], count=2)
+        followed = await seen_there.turn_completed(made["sock"], count=2)
+        assert followed.status == "completed"
+        said = [notice.text for notice in seen_there.of(Notice, made["sock"])]
+        assert any(text.startswith("Reset in another app") for text in said)
+        assert len(seen_there.of(ConversationJoined)) == 1
+
+
+@dataclass(frozen=True)
+class ResetElsewhere:
+    """The terminal's conversation on the listening host, followed in the browser's app (its
+    first turn seen there); the browser follows a reset of it once `follow` is set."""
+
+    terminal: Deck
+    seen_here: EventLog
+    seen_there: EventLog
+    conversation_id: str
+    follow: anyio.Event
+
+
+@asynccontextmanager
+async def reset_followed_late(model: ScriptedModel, root: Path) -> AsyncIterator[ResetElsewhere]:
+    follow = anyio.Event()
+    moved = Restorer._moved
+
+    async def late(self: Restorer, *args: Any) -> None:
+        await follow.wait()
+        await moved(self, *args)
+
+    async with browser_and_terminal(model, root) as (_, seen_there, terminal, seen_here, made):
+        sock = made["sock"]
+        await terminal.submit(sock, "hello there")
+        await seen_there.wait_for(ConversationJoined)
+        await seen_there.turn_completed(sock)
+        with mock.patch.object(Restorer, "_moved", late):
+            yield ResetElsewhere(terminal, seen_here, seen_there, sock, follow)
+
+
+def items_of(log: EventLog, conversation_id: str, turn_id: str) -> list[wire.ThreadItem]:
+    return [e.item for e in log.of(ItemCompleted, conversation_id) if e.turn_id == turn_id]
+
+
+def texts_sent(items: list[wire.ThreadItem]) -> list[object]:
+    sent = [item for item in items if isinstance(item, wire.UserMessageItem)]
+    return [part.get("text") for item in sent for part in item.content]
 
 
 async def test_a_turn_that_ended_before_the_browser_followed_a_reset_is_told_there(
@@ -249,43 +305,23 @@ async def test_a_turn_that_ended_before_the_browser_followed_a_reset_is_told_the
     """/reset in the terminal, then a quick turn on the new thread that ends before the
     browser follows the thread (held back here until it has): the browser tells that turn as
     it would have live (the message, the answer, its end), once."""
-    ended = anyio.Event()
-    moved = Restorer._moved
-
-    async def late(self: Restorer, *args: Any) -> None:
-        await ended.wait()
-        await moved(self, *args)
-
-    async with (
-        machines(scripted_model, tmp_path) as (there, _),
-        deck_backend(there.settings)() as browser,
-        recording(browser) as seen_there,
-    ):
-        await joined(seen_there, "sock")
-        async with on_deck(there.settings) as (terminal, seen_here, made):
-            sock = made["sock"]
-            await terminal.submit(sock, "hello there")
-            await seen_there.wait_for(ConversationJoined)
-            await seen_there.turn_completed(sock)
-            with mock.patch.object(Restorer, "_moved", late):
-                assert (await terminal.execute(sock, "/reset")).ok
-                await terminal.submit(sock, "count for me")
-                quick = await seen_here.turn_completed(sock, count=2)
-                ended.set()
-                followed = await seen_there.turn_completed(sock, count=2)
-            assert (followed.turn_id, followed.status) == (quick.turn_id, "completed")
-            items = [
-                e.item for e in seen_there.of(ItemCompleted, sock) if e.turn_id == quick.turn_id
-            ]
-            asked = [i for i in items if isinstance(i, wire.UserMessageItem)]
-            answers = [i for i in items if isinstance(i, wire.AgentMessageItem)]
-            assert [part.get("text") for i in asked for part in i.content] == ["count for me"]
-            assert len(answers) == 1
-            assert answers[0].text
-            said = [notice.text for notice in seen_there.of(Notice, sock)]
-            assert any(text.startswith("Reset in another app") for text in said)
-            assert len(seen_there.of(TurnStarted, sock)) == 2
-            assert len(seen_there.of(TurnCompleted, sock)) == 2
+    async with reset_followed_late(scripted_model, tmp_path) as reset:
+        sock, there = reset.conversation_id, reset.seen_there
+        assert (await reset.terminal.execute(sock, "/reset")).ok
+        await reset.terminal.submit(sock, "count for me")
+        quick = await reset.seen_here.turn_completed(sock, count=2)
+        reset.follow.set()
+        followed = await there.turn_completed(sock, count=2)
+        assert (followed.turn_id, followed.status) == (quick.turn_id, "completed")
+        items = items_of(there, sock, quick.turn_id)
+        assert texts_sent(items) == ["count for me"]
+        answers = [item for item in items if isinstance(item, wire.AgentMessageItem)]
+        assert len(answers) == 1
+        assert answers[0].text
+        said = [notice.text for notice in there.of(Notice, sock)]
+        assert any(text.startswith("Reset in another app") for text in said)
+        assert len(there.of(TurnStarted, sock)) == 2
+        assert len(there.of(TurnCompleted, sock)) == 2
 
 
 async def test_a_turn_that_began_before_the_browser_followed_a_reset_is_followed_there(
@@ -294,47 +330,25 @@ async def test_a_turn_that_began_before_the_browser_followed_a_reset_is_followed
     """/reset in the terminal, then a turn on the new thread that waits for an approval before
     the browser follows the thread: the browser tells its start and the message that started
     it, then follows it to its end (its answer, once)."""
-    asking = anyio.Event()
-    moved = Restorer._moved
-
-    async def late(self: Restorer, *args: Any) -> None:
-        await asking.wait()
-        await moved(self, *args)
-
-    async with (
-        machines(scripted_model, tmp_path) as (there, _),
-        deck_backend(there.settings)() as browser,
-        recording(browser) as seen_there,
-    ):
-        await joined(seen_there, "sock")
-        async with on_deck(there.settings) as (terminal, seen_here, made):
-            sock = made["sock"]
-            await terminal.submit(sock, "hello there")
-            await seen_there.wait_for(ConversationJoined)
-            await seen_there.turn_completed(sock)
-            with mock.patch.object(Restorer, "_moved", late):
-                assert (await terminal.execute(sock, "/reset")).ok
-                await terminal.submit(sock, "approval")
-                asked = await seen_here.wait_for(
-                    InteractionRequested, lambda e: e.conversation_id == sock
-                )
-                asking.set()
-                began = await seen_there.wait_for(
-                    TurnStarted, lambda e: e.conversation_id == sock, 2
-                )
-            assert began.turn_id == asked.interaction.turn_id
-            answered = await terminal.execute(sock, f"/approve {asked.interaction.id}")
-            assert answered.ok, answered.message
-            ended = await seen_there.turn_completed(sock, count=2)
-            assert (ended.turn_id, ended.status) == (began.turn_id, "completed")
-            items = [
-                e.item for e in seen_there.of(ItemCompleted, sock) if e.turn_id == began.turn_id
-            ]
-            sent = [i for i in items if isinstance(i, wire.UserMessageItem)]
-            answers = [i for i in items if isinstance(i, wire.AgentMessageItem)]
-            assert [part.get("text") for i in sent for part in i.content] == ["approval"]
-            assert len({answer.id for answer in answers}) == len(answers) >= 1
-            assert len(seen_there.of(TurnStarted, sock)) == 2
+    async with reset_followed_late(scripted_model, tmp_path) as reset:
+        sock, there = reset.conversation_id, reset.seen_there
+        assert (await reset.terminal.execute(sock, "/reset")).ok
+        await reset.terminal.submit(sock, "approval")
+        asked = await reset.seen_here.wait_for(
+            InteractionRequested, lambda e: e.conversation_id == sock
+        )
+        reset.follow.set()
+        began = await there.wait_for(TurnStarted, lambda e: e.conversation_id == sock, 2)
+        assert began.turn_id == asked.interaction.turn_id
+        answered = await reset.terminal.execute(sock, f"/approve {asked.interaction.id}")
+        assert answered.ok, answered.message
+        ended = await there.turn_completed(sock, count=2)
+        assert (ended.turn_id, ended.status) == (began.turn_id, "completed")
+        items = items_of(there, sock, began.turn_id)
+        assert texts_sent(items) == ["approval"]
+        answers = [item for item in items if isinstance(item, wire.AgentMessageItem)]
+        assert len({answer.id for answer in answers}) == len(answers) >= 1
+        assert len(there.of(TurnStarted, sock)) == 2
 
 
 def side_scratches() -> set[Path]:
