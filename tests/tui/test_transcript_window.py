@@ -203,17 +203,22 @@ async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
 ) -> None:
     events = [*conversation_of(200, 1), *conversation_of(4, 2)]
     app = CodexDeckApp(Settings(), replay_backend(events))
-    tops = tops_painted(monkeypatch, app)
+    scrolled: list[float] = []
+    tops = tops_painted(monkeypatch, app, lambda shown: scrolled.append(shown.scroll_y))
     async with app.run_test(size=(100, 30)) as pilot:
         long = await drawn_long(app, pilot, 300)
         await until(pilot, lambda: with_widgets(long) == FIRST_WINDOW, "its first window")
         await pilot.pause()
         pages, tops[:] = 0, [in_view(long)[0]]
         while (shown := in_view(long))[0] > 0:
+            frames = len(scrolled)
             await pilot.press("pageup")
             await pilot.pause()
             now = in_view(long)
             assert now[0] < shown[0], f"page {pages}: the view went up"
+            painted = zip(tops[frames + 1 :], scrolled[frames:], strict=True)
+            stale = [top for top, y in painted if y == long.scroll_y and top != now[0]]
+            assert not stale, f"page {pages}: a frame showed the page before it was laid out"
             assert now[-1] >= shown[0] - 1, f"page {pages}: no entry skipped ({now} {shown})"
             pages += 1
             assert pages < 300

@@ -253,10 +253,11 @@ class Transcript(VerticalScroll, can_focus=False):
             return
         self.release_anchor()
         near_the_top = self.scroll_y < BACK_SCREENS * self._view_size.height
-        if near_the_top and (self._first_shown or self.keeps_earlier):
-            async with self._unpainted():
+        async with self._unpainted():  # the frame after the key shows the page
+            if near_the_top and (self._first_shown or self.keeps_earlier):
                 await self._draw_back()
-        self.scroll_page_up(animate=False)
+            height = self.scrollable_content_region.height
+            self.scroll_to(y=self.scroll_y - height, animate=False, immediate=True)
 
     def _unpainted(self) -> AbstractAsyncContextManager[None]:
         """While the window changes in steps: no frame shows it half changed (widgets drawn
