@@ -227,6 +227,39 @@ async def test_page_up_goes_through_the_whole_conversation_without_a_gap(
         assert not long.following
 
 
+async def test_a_page_down_is_painted_in_the_frame_that_ends_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page down (not past the last entry drawn) is painted at once, in the frame painted
+    as the change ends, not in a frame after."""
+    events = [*conversation_of(200, 1), *conversation_of(4, 2)]
+    app = CodexDeckApp(Settings(), replay_backend(events))
+    at_once: list[int] = [-1]  # none noted until the test empties it
+    paint_changed = PacedScreen._paint_changed
+
+    def noting(screen: PacedScreen) -> None:
+        painted = screen.painted
+        paint_changed(screen)
+        if screen is app.main and screen.painted > painted and at_once == []:
+            at_once.append(in_view(app.main.query_one(f"#transcript-{LONG}", Transcript))[0])
+
+    monkeypatch.setattr(PacedScreen, "_paint_changed", noting)
+    async with app.run_test(size=(100, 30)) as pilot:
+        long = await drawn_long(app, pilot, 300)
+        await until(pilot, lambda: with_widgets(long) == FIRST_WINDOW, "its first window")
+        for _ in range(4):
+            await pilot.press("pageup")
+            await pilot.pause()
+        for page in range(3):
+            shown = in_view(long)
+            at_once[:] = []  # noted from now on: the first frame painted as a change ends
+            await pilot.press("pagedown")
+            await pilot.pause()
+            now = in_view(long)
+            assert now[0] > shown[0], f"page {page}: the view went down"
+            assert at_once[:1] == [now[0]], f"page {page}: painted as the change ended"
+
+
 async def test_answers_out_of_view_let_go_of_their_lines_when_a_turn_ends(
     deck: Deck, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -249,7 +249,13 @@ class Transcript(VerticalScroll, can_focus=False):
         if pages >= 0:
             if self.cut_below and self._near_the_bottom():
                 await self._draw_forward()
-            self.scroll_page_down(animate=False)
+                # After the layout that gives the new entries their room (until then the
+                # view would stop at the old end).
+                self.scroll_page_down(animate=False)
+                return
+            async with self._unpainted():  # the frame after the key shows the page
+                height = self.scrollable_content_region.height
+                self.scroll_to(y=self.scroll_y + height, animate=False, immediate=True)
             return
         self.release_anchor()
         near_the_top = self.scroll_y < BACK_SCREENS * self._view_size.height
