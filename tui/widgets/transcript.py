@@ -246,24 +246,21 @@ class Transcript(VerticalScroll, can_focus=False):
         """Scroll a page up (pages < 0) or down; back at the end, what comes is followed. A
         page up near the first entry drawn draws a few screens of older ones above it first,
         the view where it was: paging up goes through the whole conversation."""
-        if pages >= 0:
-            if self.cut_below and self._near_the_bottom():
-                await self._draw_forward()
-                # After the layout that gives the new entries their room (until then the
-                # view would stop at the old end).
-                self.scroll_page_down(animate=False)
-                return
-            async with self._unpainted():  # the frame after the key shows the page
-                height = self.scrollable_content_region.height
-                self.scroll_to(y=self.scroll_y + height, animate=False, immediate=True)
+        if pages >= 0 and self.cut_below and self._near_the_bottom():
+            await self._draw_forward()
+            # After the layout that gives the new entries their room (until then the view
+            # would stop at the old end).
+            self.scroll_page_down(animate=False)
             return
-        self.release_anchor()
+        if pages < 0:
+            self.release_anchor()
         near_the_top = self.scroll_y < BACK_SCREENS * self._view_size.height
         async with self._unpainted():  # the frame after the key shows the page
-            if near_the_top and (self._first_shown or self.keeps_earlier):
+            if pages < 0 and near_the_top and (self._first_shown or self.keeps_earlier):
                 await self._draw_back()
             height = self.scrollable_content_region.height
-            self.scroll_to(y=self.scroll_y - height, animate=False, immediate=True)
+            y = self.scroll_y + (height if pages >= 0 else -height)
+            self.scroll_to(y=y, animate=False, immediate=True)
 
     def _unpainted(self) -> AbstractAsyncContextManager[None]:
         """While the window changes in steps: no frame shows it half changed (widgets drawn
@@ -696,23 +693,17 @@ class Transcript(VerticalScroll, can_focus=False):
         the next frame (`_fill_in`)."""
         start = max(0, self._first_shown - count)
         self._window = min(self._window + self._first_shown - start, MOST_WIDGETS)
-        end = (
-            self._first_shown
-            if drawn_first is None
-            else min(start + drawn_first, self._first_shown)
-        )
-        self._first_shown = start
-        widgets = await self._mount(start, end)
-        self._show_earlier_line()
+        widgets = await self._mount_earlier(start, drawn_first)
         if drawn_first is not None:
             after_painted(self, self._fill_in)
         after_painted(self, self._drop_below)  # below the view: not in the way of its frame
         return widgets
 
-    async def _mount_earlier(self, start: int) -> list[Widget]:
-        """Give widgets to the entries from `start` to the first shown."""
+    async def _mount_earlier(self, start: int, count: int | None = None) -> list[Widget]:
+        """Give widgets to the entries from `start` to the first shown (to the first `count`
+        of them only: the others are left without, for `_fill_in`)."""
         end, self._first_shown = self._first_shown, start
-        widgets = await self._mount(start, end)
+        widgets = await self._mount(start, end if count is None else min(start + count, end))
         self._show_earlier_line()
         return widgets
 
@@ -726,22 +717,19 @@ class Transcript(VerticalScroll, can_focus=False):
         return widgets
 
     async def _fill_in(self, most: int = BACK_STEP) -> None:
-        """Give widgets to up to `most` of the entries in the window that were left without
-        (below the view, after the frame that showed the first of a step back), from the
-        top; the others after the next frame."""
+        """Give widgets to the first run (up to `most`) of the entries in the window that were
+        left without (below the view, after the frame that showed the first of a step back);
+        the others after the next frame."""
         async with self._applying:
-            index, left = self._first_shown, most
-            while index < self._end_shown and left:
-                if self._entries[index].widget is not None:
-                    index += 1
-                    continue
-                end = index
-                while end < self._end_shown and self._entries[end].widget is None and left:
-                    end, left = end + 1, left - 1
-                await self._mount(index, end)
-                index = end
-            if not left:
-                after_painted(self, self._fill_in)
+            window = range(self._first_shown, self._end_shown)
+            start = next((i for i in window if self._entries[i].widget is None), None)
+            if start is None:
+                return
+            end = start + 1
+            while end in window and end - start < most and self._entries[end].widget is None:
+                end += 1
+            await self._mount(start, end)
+        after_painted(self, self._fill_in)
 
     async def action_show_earlier(self) -> None:
         """Give widgets to up to EARLIER_STEP more of the older entries (read from codex
@@ -777,9 +765,11 @@ class Transcript(VerticalScroll, can_focus=False):
             await self._draw_at(index)
         while index < self._first_shown:
             await self.action_show_earlier()
-        if self._entries[index].widget is None:  # under the first of a step back: not yet
+        shown = self._entries[index]
+        while shown.widget is None and self._first_shown <= index < self._end_shown:
+            # Under the first of a step back: not drawn yet.
             await self._fill_in(most=len(self._entries))
-        return self._entries[index].widget
+        return shown.widget
 
     async def _draw_at(self, index: int) -> None:
         """Draw a window of entries from a little before entry `index` (one far from those
