@@ -63,15 +63,23 @@ class Subscription(Generic[T]):
 
 
 class Fanout(Generic[T]):
-    """Publishes items to every current subscriber."""
+    """Publishes items to every current subscriber.
 
-    def __init__(self) -> None:
+    With `kept_for_first`, up to that many items published before anything has subscribed
+    are kept for the first subscriber (what a peer says before its reader is set up)."""
+
+    def __init__(self, kept_for_first: int = 0) -> None:
         self._subscribers: list[MemoryObjectSendStream[tuple[T, ...]]] = []
         self._pending: list[T] = []
         self._closed = False
+        self._kept: list[T] | None = [] if kept_for_first else None
+        self._keep = kept_for_first
 
     def subscribe(self) -> Subscription[T]:
         send, receive = anyio.create_memory_object_stream[tuple[T, ...]](math.inf)
+        kept, self._kept = self._kept, None
+        if kept:
+            send.send_nowait(tuple(kept))
         if self._closed:
             send.close()
         else:
@@ -88,6 +96,8 @@ class Fanout(Generic[T]):
             return
         batch = tuple(self._pending)
         self._pending.clear()
+        if self._kept is not None:
+            self._kept += batch[: self._keep - len(self._kept)]
         for subscriber in list(self._subscribers):
             try:
                 subscriber.send_nowait(batch)

@@ -41,6 +41,10 @@ READ_CHUNK_BYTES = 256 * 1024
 CLOSE_WAIT_SECONDS = 2.0
 """After a failed write, how long to wait for the reader to say why the peer went away."""
 
+KEPT_BEFORE_SUBSCRIBED = 1000
+"""Messages kept for the first subscriber when they come before it: codex's start-up
+warnings follow its answer to `initialize` at once, often in the same read."""
+
 METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
 
@@ -124,7 +128,7 @@ class RpcConnection:
         self._describe_close = describe_close
         self._ids = count()
         self._waiters: dict[RequestId, _Waiter] = {}
-        self._incoming: Fanout[Incoming] = Fanout()
+        self._incoming: Fanout[Incoming] = Fanout(KEPT_BEFORE_SUBSCRIBED)
         self._handler: RequestHandler = _no_handler
         self._write_lock = anyio.Lock()
         self._handlers: TaskGroup | None = None
@@ -144,7 +148,8 @@ class RpcConnection:
         self._handler = handler
 
     def subscribe(self) -> Subscription[Incoming]:
-        """Every notification, server request and bad line from now on, in arrival order.
+        """Every notification, server request and bad line from now on, in arrival order
+        (for the first subscriber, also those that came before it).
 
         The iteration ends when the connection closes.
         """

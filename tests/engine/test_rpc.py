@@ -260,3 +260,27 @@ async def test_a_last_line_without_newline_is_still_read() -> None:
         await peer.write(b'{"method": "last"}')
         await peer.hang_up()
         assert [said(item) async for item in events] == [("last", None)]
+
+
+async def test_what_comes_before_the_first_subscription_waits_for_it() -> None:
+    # codex sends its start-up warnings just after the answer to `initialize`, often in the
+    # same read: they come before anything has subscribed, and are not lost.
+    async with connected() as (rpc, peer):
+        async with anyio.create_task_group() as tasks:
+
+            async def answer() -> None:
+                asked = await peer.read()
+                answered = {"id": asked["id"], "result": {}}
+                warning = {"method": "configWarning", "params": {"summary": "no bubblewrap"}}
+                lines = [json.dumps(message).encode() for message in (answered, warning)]
+                await peer.write(b"\n".join(lines) + b"\n")  # in one read
+
+            tasks.start_soon(answer)
+            assert await rpc.request("initialize", {}) == {}
+        await peer.write({"method": "later", "params": {}})
+        subscription = rpc.subscribe()
+        got = [said(await next_incoming(subscription)) for _ in range(2)]
+        assert got == [("configWarning", {"summary": "no bubblewrap"}), ("later", {})]
+        late = rpc.subscribe()  # only the first subscriber is given what came before it
+        await peer.write({"method": "last", "params": {}})
+        assert said(await next_incoming(late)) == ("last", {})
