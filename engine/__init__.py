@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from engine.records.search import item_texts as item_texts
     from engine.records.search import matches as matches
     from engine.records.store import default_path as default_path
+    from engine.transport.appserver import greet as greet
     from engine.transport.binary import find_codex as find_codex
     from engine.transport.fanout import Subscription as Subscription
     from engine.transport.launch import launch_for as launch_for
@@ -62,6 +63,7 @@ _EXPORTS = {
     "Engine": "engine.engine",
     "find_codex": "engine.transport.binary",
     "launch_for": "engine.transport.launch",
+    "greet": "engine.transport.appserver",
     "DemoPlace": "engine.transport.offline",
     "Spawned": "engine.transport.process",
     "spawn": "engine.transport.process",

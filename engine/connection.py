@@ -22,6 +22,7 @@ from engine.events import EngineStatus
 from engine.settings import Settings
 from engine.side_chats.manager import SideChats
 from engine.transport.appserver import (
+    EXPERIMENTAL_API,
     AppServer,
     Transport,
     open_app_server,
@@ -47,7 +48,9 @@ Reopen = Callable[[], AbstractAsyncContextManager[AppServer]]
 async def attached(attach: Attach, max_line_bytes: int) -> AsyncIterator[AppServer]:
     """A running app-server, reached with `attach` and initialized."""
     transport = await attach()
-    opened = open_app_server(transport, experimental_api=True, max_line_bytes=max_line_bytes)
+    opened = open_app_server(
+        transport, experimental_api=EXPERIMENTAL_API, max_line_bytes=max_line_bytes
+    )
     async with opened as server:
         yield server
 
@@ -89,7 +92,7 @@ async def reach(
     elif transport is None:
         launch = launch_for(settings, find_codex(settings.codex.binary).path, cwd)
         reopen = spawn = partial(
-            spawn_app_server, launch, experimental_api=True, max_line_bytes=line_bytes
+            spawn_app_server, launch, experimental_api=EXPERIMENTAL_API, max_line_bytes=line_bytes
         )
         if early is not None and early.launch == launch:
             first, early = spawn(spawned=early), None
@@ -99,7 +102,9 @@ async def reach(
         first = reopen()
     elif first is None:
         assert transport is not None
-        first = open_app_server(transport, experimental_api=True, max_line_bytes=line_bytes)
+        first = open_app_server(
+            transport, experimental_api=EXPERIMENTAL_API, max_line_bytes=line_bytes
+        )
     return Reach(first, launch, reopen)
 
 

@@ -206,6 +206,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         ui = startup.settings.ui
         # Keys of the user's own would show otherwise in the app's key bar: no frame before.
         frame = FirstFrame.open(welcome, ui.theme) if not ui.keys else None
+        startup.greet()
         app = make_app(args, startup, welcome)
         if frame is not None:
             from tui.widgets.draft import Draft  # imported with the app

@@ -82,6 +82,15 @@ class Startup:
             if not self._closed:
                 self._place, self._early = head_start(settings, binary, self._args.demo)
 
+    def greet(self) -> None:
+        """Say `initialize` to the codex started ahead: it answers while the app imports
+        (once the first frame is painted: the protocol's import would delay it)."""
+        from engine import greet
+
+        with self._lock:
+            if self._early is not None:
+                self._early = greet(self._early)
+
     def prepare(self) -> tuple[Settings, list[str]]:
         """Read and check the settings and find codex; start it if it was not started
         ahead, so that it starts while the app imports the main screen.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -77,6 +77,7 @@ from engine.transport.rpc import (
     RequestId,
     RpcConnection,
     ServerRequest,
+    request_line,
 )
 from engine.transport.tasks import task_group
 from engine.version import __version__
@@ -84,6 +85,9 @@ from engine.version import __version__
 CLIENT_NAME = "codex_deck"
 CLIENT_TITLE = "codex-deck"
 INITIALIZE_TIMEOUT_SECONDS = 30.0
+EXPERIMENTAL_API = True
+"""codex-deck asks for codex's experimental API on each of its connections (for thread
+start's dynamic tools, for example)."""
 
 ResultT = TypeVar("ResultT", bound=WireModel)
 ServerRequestHandler = Callable[[RequestId, KnownServerRequest], Awaitable[WireModel]]
@@ -310,8 +314,10 @@ async def open_app_server(
     *,
     experimental_api: bool = False,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    greeted: bool = False,
 ) -> AsyncIterator[AppServer]:
-    """Connect over `transport`, do the initialize handshake, and close it on exit.
+    """Connect over `transport`, do the initialize handshake (`greeted`: its `initialize`
+    went out already, as `greet` sends it), and close it on exit.
 
     Raises:
         ConnectionClosed: the server went away during the handshake (with its exit status
@@ -328,12 +334,9 @@ async def open_app_server(
         tasks.start_soon(transport.run)
         tasks.start_soon(rpc.run)
         try:
-            params = InitializeParams(
-                client_info=ClientInfo(name=CLIENT_NAME, title=CLIENT_TITLE, version=__version__),
-                capabilities=InitializeCapabilities(experimental_api=experimental_api),
-            )
+            params = initialize_params(experimental_api)
             with anyio.move_on_after(INITIALIZE_TIMEOUT_SECONDS) as waited:
-                raw = await rpc.request("initialize", params.to_wire())
+                raw = await rpc.request("initialize", params, written=greeted)
             if waited.cancelled_caught:
                 seconds = f"{INITIALIZE_TIMEOUT_SECONDS:.0f}"
                 raise ConnectionClosed(f"codex did not answer `initialize` within {seconds} s")
@@ -361,8 +364,30 @@ async def spawn_app_server(
         process = await AppServerProcess.adopt(spawned)
     else:
         process = await AppServerProcess.start(launch)
+    greeted = spawned is not None and spawned.greeted
     opened = open_app_server(
-        process, experimental_api=experimental_api, max_line_bytes=max_line_bytes
+        process, experimental_api=experimental_api, max_line_bytes=max_line_bytes, greeted=greeted
     )
     async with opened as server:
         yield server
+
+
+def initialize_params(experimental_api: bool) -> dict[str, Any]:
+    """What codex-deck says of itself as it connects."""
+    params = InitializeParams(
+        client_info=ClientInfo(name=CLIENT_NAME, title=CLIENT_TITLE, version=__version__),
+        capabilities=InitializeCapabilities(experimental_api=experimental_api),
+    )
+    return params.to_wire()
+
+
+def greet(spawned: Spawned) -> Spawned:
+    """`spawned`, with `initialize` written to it already: codex answers it while codex-deck
+    imports the rest of itself, and the engine, taking it up, only reads the answer. The
+    same if it cannot be written (codex has ended: the engine says why as it takes it up)."""
+    line = request_line(0, "initialize", initialize_params(EXPERIMENTAL_API))
+    try:
+        spawned.stdin.sendall(line)
+    except OSError:
+        return spawned
+    return replace(spawned, greeted=True)

@@ -62,6 +62,8 @@ class Spawned:
     stdin: socket.socket
     stdout: socket.socket
     stderr: socket.socket
+    greeted: bool = False
+    """`initialize` was written to it already (`engine.transport.appserver.greet`)."""
 
     def close(self) -> None:
         """End a process nothing took up: close its stdin (codex exits at its end), kill it
@@ -121,7 +123,8 @@ def spawn_command(
         for _, theirs in pairs:
             theirs.close()
     _give_way(popen.pid)
-    return Spawned(launch, popen, *(ours for ours, _ in pairs))
+    (stdin, _), (stdout, _), (stderr, _) = pairs
+    return Spawned(launch, popen, stdin, stdout, stderr)
 
 
 def _give_way(pid: int) -> None:

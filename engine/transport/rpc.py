@@ -155,8 +155,10 @@ class RpcConnection:
         """
         return self._incoming.subscribe()
 
-    async def request(self, method: str, params: Any = None) -> Any:
-        """Send a request and wait for its result.
+    async def request(self, method: str, params: Any = None, *, written: bool = False) -> Any:
+        """Send a request and wait for its result. `written`: it went out already, before
+        this connection was made, as `request_line` with the id it takes here (0 for a
+        connection's first request); only its result is waited for.
 
         Raises:
             RpcError: the peer answered with an error.
@@ -167,11 +169,9 @@ class RpcConnection:
         request_id = next(self._ids)
         waiter = _Waiter()
         self._waiters[request_id] = waiter
-        message: dict[str, Any] = {"id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
         try:
-            await self._write(message)
+            if not written:
+                await self._write(_request(request_id, method, params))
             await waiter.done.wait()
         finally:
             self._waiters.pop(request_id, None)
@@ -375,6 +375,20 @@ class _Message(msgspec.Struct):
 
 
 _encode = msgspec.json.Encoder().encode
+
+
+def _request(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
+    """A request as it is written: one line of JSON."""
+    return _encode(_request(request_id, method, params)) + b"\n"
+
+
 _decode = msgspec.json.Decoder().decode
 """JSON to Python values, from the bytes of a line (msgspec's: some twice as fast as json's)."""
 _read_message = msgspec.json.Decoder(_Message).decode

@@ -1,7 +1,7 @@
-"""The demo backend on a head start made before the engine was imported (as `codex-deck
---demo` makes one): its codex is taken up, and its throw-away place is removed at the end; its
-model runs in a process of its own, which ends with the place or with the process that made
-it."""
+"""The demo backend on a head start made before the engine was imported and greeted (as
+`codex-deck --demo` makes one): its codex is taken up, and its throw-away place is removed at
+the end; its model runs in a process of its own, which ends with the place or with the process
+that made it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 from engine.engine import Engine
 from engine.frontend import demo_backend
 from engine.settings import Settings
+from engine.transport.appserver import greet
 from engine.transport.binary import find_codex
 from engine.transport.launch import launch_for
 from engine.transport.offline import DemoPlace
@@ -27,7 +28,8 @@ pytestmark = pytest.mark.anyio
 async def test_the_demo_takes_up_its_head_start_and_removes_its_place() -> None:
     place = DemoPlace.make()
     offline = place.settings(Settings())
-    early = spawn(launch_for(offline, find_codex(None).path, place.workspace))
+    early = greet(spawn(launch_for(offline, find_codex(None).path, place.workspace)))
+    assert early.greeted
     opener = demo_backend(Settings(), place, early)
     async with opener() as backend:
         assert isinstance(backend, Engine)
