@@ -9,8 +9,9 @@ each in a 120×36 pty on the same scripted model, in one run:
   under codex-deck's figure, start → ready to send of a minimal Textual app on codex-deck's
   engine (bench.engine_floor);
 - the 20,000-token answer: seconds from Enter to the turn's end on screen, and the CPU time
-  it took (the whole process tree: codex-deck with its app-server; codex's TUI, which runs
-  its engine in-process), per 1,000 agent-message deltas.
+  it took (the whole process tree: codex-deck with its app-server, without the demo's
+  scripted model, which stands for the model's server; codex's TUI, which runs its engine
+  in-process), per 1,000 agent-message deltas.
 
 Run: `.venv/bin/python -m bench.codex_tui`. Prints a table and merges into bench/results.json.
 """
@@ -77,8 +78,10 @@ class Pty:
         os.write(self.master, keys)
 
     def cpu_seconds(self) -> float:
-        """User and system CPU time of the process and every process under it, so far."""
-        return sum(_cpu(pid) for pid in _tree(self.process.pid))
+        """User and system CPU time of the process and every process under it, so far;
+        without the demo's scripted model, which stands for the model's server (the Codex
+        TUI's figure does not hold it either: its model runs apart)."""
+        return sum(_cpu(pid) for pid in _tree(self.process.pid) if not _is_model(pid))
 
     def close(self) -> None:
         self.process.terminate()
@@ -104,6 +107,14 @@ def _tree(pid: int) -> list[int]:
         for child in children:
             found += _tree(int(child))
     return found
+
+
+def _is_model(pid: int) -> bool:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"engine.scripted_model" in argv
 
 
 def _cpu(pid: int) -> float:
@@ -158,7 +169,7 @@ def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -
     """Start, wait until ready to send, send `long answer`, wait until the turn's end shows;
     the seconds to first paint, to ready to type, to ready to send and from Enter to the end,
     the CPU seconds the answer used, and the CPU seconds used up to ready to send (the whole
-    process tree: codex-deck with its app-server and the demo's model; the Codex TUI)."""
+    process tree, as `Pty.cpu_seconds` counts it)."""
     first, typable, ready, done = markers
     app = Pty(argv, env, cwd)
     try:
