@@ -80,6 +80,10 @@ def already_open(account: Account) -> OpenAccount:
 FIRST_TITLE = "Conversation 1"
 """The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
+BATCH_SECONDS = 1 / 60
+"""The engine's events go to the main screen at most this often, each time all that has come
+meanwhile (a fast stream comes in a thousand batches a second, each with a cost of its own on
+the screen); an event after a quiet moment goes at once."""
 EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
@@ -342,12 +346,18 @@ class CodexDeckApp(ReplayKeys):
                 self.offer_sign_in(SIGNED_OUT if backend.offline else SIGNED_OUT_HERE)
             from tui.bridge import EngineBatch
 
+            posted = 0.0
             while True:
                 try:
                     batch = await events.batches()
                 except StopAsyncIteration:
                     break
                 self._collector.busy()
+                wait = posted + BATCH_SECONDS - time.perf_counter()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    batch += events.come()
+                posted = time.perf_counter()
                 self.main.post_message(EngineBatch(batch))
 
     @work(thread=True, group="warm-up")

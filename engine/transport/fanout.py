@@ -46,6 +46,16 @@ class Subscription(Generic[T]):
             return rest
         return await self._next_batch()
 
+    def come(self) -> tuple[T, ...]:
+        """What has been delivered and not taken yet, without waiting (maybe nothing)."""
+        rest = self._batch[self._next :]
+        self._batch, self._next = (), 0
+        while True:
+            try:
+                rest += self._batches.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
+                return rest
+
     async def _next_batch(self) -> tuple[T, ...]:
         try:
             return await self._batches.receive()

@@ -44,3 +44,17 @@ async def test_a_closed_subscriber_is_dropped_and_nothing_is_published_before_fl
     assert [n async for n in kept] == [1]
     late = fanout.subscribe()
     assert [n async for n in late] == []
+
+
+async def test_what_has_come_is_taken_without_waiting() -> None:
+    fanout: Fanout[int] = Fanout()
+    subscription = fanout.subscribe()
+    assert subscription.come() == ()
+    for batch in ((1, 2), (3,)):
+        for n in batch:
+            fanout.publish(n)
+        fanout.flush()
+    assert await anext(subscription) == 1
+    assert subscription.come() == (2, 3)  # the rest of a batch and the batches after it
+    fanout.close()
+    assert subscription.come() == ()
