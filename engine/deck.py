@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import anyio
+import msgspec
 
 from engine.commands import kinds
 from engine.commands.parse import parsed
@@ -181,7 +182,7 @@ class Deck:
         """A notice that belongs to no conversation names its host (and is numbered apart
         from the other hosts' in the transcript it is shown in)."""
         if isinstance(event, Notice) and event.conversation_id is None:
-            return replace(
+            return msgspec.structs.replace(
                 event,
                 seq=event.seq * HOST_SEQ + self._hosts.index(host),
                 text=f"{host.name}: {event.text}",

@@ -4,7 +4,7 @@ latest of them widgets)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import msgspec
 
 from engine.events import (
     EngineEvent,
@@ -51,7 +51,7 @@ def joined_deltas(events: list[EngineEvent]) -> list[EngineEvent]:
             run.append(event)
             continue
         if len(run) > 1:
-            joined.append(replace(run[-1], text="".join(delta.text for delta in run)))
+            joined.append(msgspec.structs.replace(run[-1], text="".join(d.text for d in run)))
         else:
             joined += run
         run = []

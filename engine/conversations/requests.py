@@ -5,10 +5,11 @@ reply (or a decline, when it can wait no more), and codex gets it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import msgspec
 
 from engine import protocol as wire
 from engine.conversations.conversation import Conversation, Conversations
@@ -97,13 +98,13 @@ class Requests:
                 if item is not None
                 else conversation.item_keys.streaming(pending.info.turn_id, asked_about)
             )
-            pending.info = replace(pending.info, item_id=key)
+            pending.info = msgspec.structs.replace(pending.info, item_id=key)
         if sub_agent is not None:
-            pending.info = replace(pending.info, sub_agent=sub_agent, item_id=None)
+            pending.info = msgspec.structs.replace(pending.info, sub_agent=sub_agent, item_id=None)
         if pending.info.exec_policy_amendment:
             ran = earlier_commands(self._emitter.trace(conversation.id).all_events())
             matches = tuple(would_match(pending.info.exec_policy_amendment, ran))
-            pending.info = replace(pending.info, rule_matches=matches)
+            pending.info = msgspec.structs.replace(pending.info, rule_matches=matches)
         conversation.wait_for_user()
         event = InteractionRequested(
             **self._emitter.stamp(conversation.id), interaction=pending.info

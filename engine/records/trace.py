@@ -14,7 +14,8 @@ import os
 import re
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import replace
+
+import msgspec
 
 from engine.events import EngineEvent, ItemCompleted, ItemDelta, Stamp, TraceGap, TurnCompleted
 from engine.protocol import AgentMessageItem
@@ -97,7 +98,7 @@ def _joined(events: list[EngineEvent], answered: set[str]) -> list[EngineEvent]:
                 cut += max(len(text) - ANSWER_START_CHARS, 0)
                 text = text[:ANSWER_START_CHARS]
             count = sum(d.joined for d in run)
-            joined.append(replace(event, text=text, joined=count, cut=cut))
+            joined.append(msgspec.structs.replace(event, text=text, joined=count, cut=cut))
     return joined
 
 

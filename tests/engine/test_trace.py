@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import stat
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from engine.events import DeltaKind, ItemCompleted, ItemDelta, Notice, TraceGap, TurnCompleted
 from engine.protocol import AgentMessageItem

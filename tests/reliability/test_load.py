@@ -5,11 +5,11 @@ message is answered exactly once, and it all ends before a watchdog's deadline."
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
 from pathlib import Path
 
 import anyio
 import pytest
+from msgspec.structs import replace
 
 from engine.conversations.history_pages import FIRST_ITEMS
 from engine.events import EngineEvent, ItemCompleted, TraceGap, TurnCompleted

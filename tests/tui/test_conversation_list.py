@@ -3,9 +3,8 @@ that moves a conversation to another group lists it there."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 from textual.app import App, ComposeResult
 
 from bench.figures import idle_conversation

@@ -4,8 +4,10 @@ or an ssh host is."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import cast
+
+from msgspec.structs import replace
 
 from bench.figures import idle_conversation
 from engine.events import ConversationInfo, InteractionInfo

@@ -6,10 +6,10 @@ from __future__ import annotations
 import math
 import re
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from textual.widgets import Static
 
 from engine.events import (
