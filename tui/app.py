@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from engine.errors import CodexDeckError, SettingsError, StoreError
+from engine.events import ItemDelta
 from engine.settings import Settings
 from themes import STYLESHEET
 from themes.built import DARK, THEMES
@@ -81,9 +82,10 @@ FIRST_TITLE = "Conversation 1"
 """The title of the conversation started when the engine has none."""
 TERMINAL_CHECK_SECONDS = 1.0
 BATCH_SECONDS = 1 / 60
-"""The engine's events go to the main screen at most this often, each time all that has come
-meanwhile (a fast stream comes in a thousand batches a second, each with a cost of its own on
-the screen); an event after a quiet moment goes at once."""
+"""A streamed answer's pieces go to the main screen at most this often, each time with all that
+has come meanwhile (a fast stream comes in a thousand batches a second, each with a cost of its
+own on the screen); what comes after a quiet moment, and any other event (a request, files
+found for an `@`, a turn's end), goes at once."""
 EXIT_GRACE_SECONDS = 2.0
 """After the terminal went away and the engine is closed, how long Textual may take to exit."""
 
@@ -354,7 +356,7 @@ class CodexDeckApp(ReplayKeys):
                     break
                 self._collector.busy()
                 wait = posted + BATCH_SECONDS - time.perf_counter()
-                if wait > 0:
+                if wait > 0 and all(isinstance(event, ItemDelta) for event in batch):
                     await asyncio.sleep(wait)
                     batch += events.come()
                 posted = time.perf_counter()
