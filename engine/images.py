@@ -3,8 +3,9 @@ again before they are sent (as `localImage` input, which codex reads from disk).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from engine.errors import CodexDeckError
 from engine.protocol import LocalImageInput, TextInput, UserInput
@@ -23,8 +24,7 @@ class ImageRefused(CodexDeckError):
     """The file cannot be attached; the message says why."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AttachedImage:
+class AttachedImage(msgspec.Struct, frozen=True, kw_only=True):
     """An image staged for the next message."""
 
     path: str

@@ -10,7 +10,6 @@ came before it.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import time
@@ -19,7 +18,7 @@ import typing
 from collections.abc import Callable, Iterable
 from functools import cache, partial
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import msgspec
@@ -148,8 +147,6 @@ def _plain(value: Any) -> Any:
         return msgspec.to_builtins(value)
     if isinstance(value, msgspec.Struct):
         return {f.name: _plain(getattr(value, f.name)) for f in msgspec.structs.fields(value)}
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     if isinstance(value, dict):
@@ -183,17 +180,13 @@ Convert = Callable[[Any], Any]
 
 @cache
 def _fields(cls: type) -> tuple[tuple[str, Convert], ...]:
-    """Each field of the event or dataclass `cls` with how its JSON value is read, worked out
-    once per class (a store's trace holds thousands of events to read back at start)."""
+    """Each field of the event (or the struct in one) `cls` with how its JSON value is read,
+    worked out once per class (a store's trace holds thousands of events to read back at
+    start)."""
     hints = typing.get_type_hints(cls, vars(events))
-    names = [f.name for f in _fields_of(cls)]
-    return tuple((name, _converter(hints[name])) for name in names)
-
-
-def _fields_of(cls: type) -> tuple[Any, ...]:
-    if issubclass(cls, msgspec.Struct):
-        return msgspec.structs.fields(cls)
-    return dataclasses.fields(cast("Any", cls))
+    return tuple(
+        (field.name, _converter(hints[field.name])) for field in msgspec.structs.fields(cls)
+    )
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
@@ -215,9 +208,7 @@ def _converter(annotation: Any) -> Convert:
         inner = lambda raw: tuple(map(element, raw))  # noqa: E731
     elif isinstance(annotation, type) and issubclass(annotation, WireModel):
         inner = annotation.read
-    elif isinstance(annotation, type) and (
-        issubclass(annotation, msgspec.Struct) or dataclasses.is_dataclass(annotation)
-    ):
+    elif isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
         inner = partial(_build, annotation)
     if inner is None:
         return _same

@@ -40,21 +40,23 @@ class Subscription(Generic[T]):
 
     async def batches(self) -> tuple[T, ...]:
         """The rest of the current batch, or the next one; raises StopAsyncIteration at the end."""
-        if self._next < len(self._batch):
-            rest = self._batch[self._next :]
-            self._batch, self._next = (), 0
-            return rest
-        return await self._next_batch()
+        rest = self._rest()
+        return rest if rest else await self._next_batch()
 
     def come(self) -> tuple[T, ...]:
         """What has been delivered and not taken yet, without waiting (maybe nothing)."""
-        rest = self._batch[self._next :]
-        self._batch, self._next = (), 0
+        rest = self._rest()
         while True:
             try:
                 rest += self._batches.receive_nowait()
             except (anyio.WouldBlock, anyio.EndOfStream, anyio.ClosedResourceError):
                 return rest
+
+    def _rest(self) -> tuple[T, ...]:
+        """The rest of the batch being taken item by item (taken now)."""
+        rest = self._batch[self._next :]
+        self._batch, self._next = (), 0
+        return rest
 
     async def _next_batch(self) -> tuple[T, ...]:
         try:

@@ -339,7 +339,7 @@ class RpcConnection:
         self._incoming.publish(incoming)
 
     async def _write(self, message: dict[str, Any]) -> None:
-        data = _encode(message) + b"\n"
+        data = _line(message)
         if self.closed_reason is not None:
             raise ConnectionClosed(self.closed_reason)
         try:
@@ -375,20 +375,6 @@ class _Message(msgspec.Struct):
 
 
 _encode = msgspec.json.Encoder().encode
-
-
-def _request(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
-    message: dict[str, Any] = {"id": request_id, "method": method}
-    if params is not None:
-        message["params"] = params
-    return message
-
-
-def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
-    """A request as it is written: one line of JSON."""
-    return _encode(_request(request_id, method, params)) + b"\n"
-
-
 _decode = msgspec.json.Decoder().decode
 """JSON to Python values, from the bytes of a line (msgspec's: some twice as fast as json's)."""
 _read_message = msgspec.json.Decoder(_Message).decode
@@ -408,3 +394,19 @@ def _rpc_error(error: Any) -> RpcError:
             error.get("data"),
         )
     return RpcError(INTERNAL_ERROR, f"the server sent a malformed error: {error!r}")
+
+
+def _request(request_id: RequestId, method: str, params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return _encode(message) + b"\n"
+
+
+def request_line(request_id: RequestId, method: str, params: Any = None) -> bytes:
+    """A request as it is written: one line of JSON."""
+    return _line(_request(request_id, method, params))
