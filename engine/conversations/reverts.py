@@ -194,6 +194,11 @@ class Reverts:
         running = conversation.state in ("running", "waiting") and conversation.turn_id
         if running:
             sent = await self._turns.send(conversation, text, "auto")
+            if sent.how == "queued":  # the turn ended as it was steered: the next one tells
+                return self._core.notices.told(
+                    conversation,
+                    f"Took back hunks in {files} file{plural}; codex is told in the next turn.",
+                )
             if sent.accepted:
                 return self._core.notices.told(
                     conversation, f"Took back hunks in {files} file{plural}; codex is told now."

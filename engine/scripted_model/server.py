@@ -139,6 +139,10 @@ class ScriptedModel:
         while self.holding == 0:
             await self._changed.wait()
 
+    async def wait_for_change(self) -> None:
+        """Wait until a request arrives or a stream starts or stops being held."""
+        await self._changed.wait()
+
     def _notify_change(self) -> None:
         self._changed.set()
         self._changed = anyio.Event()

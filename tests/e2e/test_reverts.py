@@ -5,14 +5,20 @@ refused with the reason, nothing half-written."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 
+from engine import protocol as wire
 from engine.engine import Engine
-from engine.events import InteractionRequested, ItemCompleted, Notice
+from engine.events import InteractionRequested, ItemCompleted, Notice, TurnCompleted
 from engine.protocol import FileChangeItem
-from engine.scripted_model import ScriptedModel
+from engine.scripted_model import ScriptedModel, run_scripted_model
+from engine.scripted_model.scenario import builtin_files, load_script
+from engine.transport.appserver import AppServer
 from tests.e2e.eventlog import EventLog
 
 pytestmark = pytest.mark.anyio
@@ -21,41 +27,121 @@ Deck = tuple[Engine, EventLog]
 STORY = "".join(f"line {n}\n" for n in range(1, 15))
 BOTH = STORY.replace("line 2\n", "LINE TWO\n").replace("line 10\n", "LINE TEN\n")
 WHY = "keep line 10 as it was: other files quote it"
+HELD = """
+[[scenario]]
+name = "two-hunks-held"
+match = 'edit two places and hold'
+
+[[scenario.reply]]
+patch = '''*** Begin Patch
+*** Update File: story.txt
+@@
+ line 1
+-line 2
++LINE TWO
+ line 3
+@@
+ line 9
+-line 10
++LINE TEN
+ line 11
+*** End Patch'''
+
+[[scenario.reply]]
+text = "I changed two places in story.txt."
+hold = true
+"""
 
 
-async def change_asked(deck: Deck, workspace: Path) -> tuple[str, InteractionRequested]:
+@pytest.fixture
+async def scripted_model(tmp_path: Path) -> AsyncIterator[ScriptedModel]:
+    """The built-in scenarios, and the change of two hunks whose turn is held open after the
+    change (until `release()`): what is taken back is told while it runs, or after."""
+    held = tmp_path / "held.toml"
+    held.write_text(HELD)
+    async with run_scripted_model(load_script([held, *builtin_files()])) as model:
+        yield model
+
+
+async def change_asked(
+    deck: Deck, workspace: Path, text: str = "edit two places"
+) -> tuple[str, InteractionRequested]:
     engine, log = deck
     (workspace / "story.txt").write_text(STORY)
     conversation = (await engine.new_conversation()).id
     assert (await engine.execute(conversation, "/approvals untrusted")).ok
-    await engine.submit(conversation, "edit two places")
+    await engine.submit(conversation, text)
     return conversation, await log.wait_for(InteractionRequested)
+
+
+def told_codex(scripted_model: ScriptedModel) -> list[str]:
+    """What codex was told of hunks taken back, in the requests the model received."""
+    return [
+        text
+        for request in scripted_model.responses_requests()
+        for text in request.user_texts()
+        if text.startswith("I took back these hunks of your change")
+    ]
 
 
 async def test_accepted_with_one_hunk_marked_the_workspace_is_as_reviewed(
     deck: Deck, workspace: Path, scripted_model: ScriptedModel
 ) -> None:
     engine, log = deck
-    conversation, asked = await change_asked(deck, workspace)
+    conversation, asked = await change_asked(deck, workspace, "edit two places and hold")
     [change] = asked.interaction.changes
     result = await engine.accept_with_reverts(asked.interaction.id, {change.path: [1]}, WHY)
     assert result.ok, result.message
-    await log.turn_completed(conversation)
-    # The turn ran on after the change: codex was told in it (a steer).
+    # The turn runs on after the change (held): codex is told in it (a steer).
+    await log.wait_for(Notice, lambda n: n.text.startswith("Took back"))
     said = [n.text for n in log.of(Notice, conversation)]
     assert "Took back hunks in 1 file; codex is told now." in said
+    # codex passes it on in its next request: the one after the change, or, when that was
+    # asked already, the one after the held answer (released here).
+    with anyio.fail_after(30):
+        while not told_codex(scripted_model):
+            scripted_model.release()
+            await scripted_model.wait_for_change()
+    await log.turn_completed(conversation)
+    assert len(log.of(TurnCompleted, conversation)) == 1
     expected = STORY.replace("line 2\n", "LINE TWO\n").encode()
     assert (workspace / "story.txt").read_bytes() == expected
     assert engine.conversations()[0].context == ()
-    [told] = [
-        text
-        for request in scripted_model.responses_requests()
-        for text in request.user_texts()
-        if text.startswith("I took back these hunks of your change")
-    ]
+    [told] = told_codex(scripted_model)
     assert f"{change.path} @@ -9,3 +9,3 @@\n line 9\n-line 10\n+LINE TEN\n line 11" in told
     assert told.endswith(f"Why: {WHY}")
     assert "LINE TWO" not in told
+
+
+async def test_taken_back_as_the_turn_ends_codex_is_told_in_the_next_turn(
+    deck: Deck, workspace: Path, scripted_model: ScriptedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The turn ends while the steer telling codex is on its way: codex refuses it, the
+    note runs as the next turn, and the notice says so (not "told now")."""
+    engine, log = deck
+    conversation, asked = await change_asked(deck, workspace, "edit two places and hold")
+    [change] = asked.interaction.changes
+    steer = AppServer.turn_steer
+
+    async def after_the_end(server: AppServer, params: wire.TurnSteerParams) -> Any:
+        await scripted_model.wait_until_holding()
+        scripted_model.release()
+        await log.turn_completed(conversation)  # the engine has taken the turn's end
+        return await steer(server, params)
+
+    monkeypatch.setattr(AppServer, "turn_steer", after_the_end)
+    result = await engine.accept_with_reverts(asked.interaction.id, {change.path: [1]}, WHY)
+    assert result.ok, result.message
+    await log.turn_completed(conversation, count=2)
+    said = [n.text for n in log.of(Notice, conversation)]
+    assert "Took back hunks in 1 file; codex is told in the next turn." in said
+    assert "Took back hunks in 1 file; codex is told now." not in said
+    assert (workspace / "story.txt").read_bytes() == STORY.replace(
+        "line 2\n", "LINE TWO\n"
+    ).encode()
+    [told] = told_codex(scripted_model)
+    assert told.endswith(f"Why: {WHY}")
+    assert scripted_model.responses_requests()[-1].user_text == told
 
 
 async def test_a_hunk_of_a_change_applied_earlier_is_taken_back_and_a_changed_file_refused(
