@@ -5,7 +5,9 @@ refused with the reason, nothing half-written."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from engine.engine import Engine
 from engine.events import InteractionRequested, ItemCompleted, Notice, TurnCompleted
 from engine.protocol import FileChangeItem
 from engine.scripted_model import ScriptedModel, run_scripted_model
-from engine.scripted_model.scenario import builtin_files, load_script
+from engine.scripted_model.scenario import load_script
 from engine.transport.appserver import AppServer
 from tests.e2e.eventlog import EventLog
 
@@ -27,39 +29,23 @@ Deck = tuple[Engine, EventLog]
 STORY = "".join(f"line {n}\n" for n in range(1, 15))
 BOTH = STORY.replace("line 2\n", "LINE TWO\n").replace("line 10\n", "LINE TEN\n")
 WHY = "keep line 10 as it was: other files quote it"
-HELD = """
-[[scenario]]
-name = "two-hunks-held"
-match = 'edit two places and hold'
-
-[[scenario.reply]]
-patch = '''*** Begin Patch
-*** Update File: story.txt
-@@
- line 1
--line 2
-+LINE TWO
- line 3
-@@
- line 9
--line 10
-+LINE TEN
- line 11
-*** End Patch'''
-
-[[scenario.reply]]
-text = "I changed two places in story.txt."
-hold = true
-"""
 
 
 @pytest.fixture
-async def scripted_model(tmp_path: Path) -> AsyncIterator[ScriptedModel]:
-    """The built-in scenarios, and the change of two hunks whose turn is held open after the
-    change (until `release()`): what is taken back is told while it runs, or after."""
-    held = tmp_path / "held.toml"
-    held.write_text(HELD)
-    async with run_scripted_model(load_script([held, *builtin_files()])) as model:
+async def scripted_model() -> AsyncIterator[ScriptedModel]:
+    """The built-in scenarios, and before them the change of two hunks with its turn held
+    open after the change (until `release()`), said `edit two places and hold`: what is
+    taken back is told while the turn runs, or after it."""
+    script = load_script()
+    [two_hunks] = [s for s in script.scenarios if s.name == "two-hunks"]
+    change, answer = two_hunks.replies
+    held = replace(
+        two_hunks,
+        name="two-hunks-held",
+        pattern=re.compile("edit two places and hold"),
+        replies=(change, replace(answer, hold=True)),
+    )
+    async with run_scripted_model(replace(script, scenarios=(held, *script.scenarios))) as model:
         yield model
 
 

@@ -106,6 +106,8 @@ def test_a_sub_agents_request_is_in_the_inbox_and_answered_on_its_card(
 
     terminal.type("M-i")
     terminal.wait_for("Inbox: 3 requests wait for your answer, oldest first")
+    # The rows: a screen read as the frame is written can hold its title and not them yet.
+    terminal.wait_until(lambda: terminal.screen().count("waited ") == 3, "the inbox's rows")
     lines = terminal.screen().splitlines()
     asked = [line for line in lines if "waited " in line]
     assert [line.split("· ")[1].split()[:2] for line in asked] == [
