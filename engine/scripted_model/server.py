@@ -131,13 +131,13 @@ class ScriptedModel:
     async def wait_for_requests(self, count: int) -> list[RecordedRequest]:
         """Wait until at least `count` responses requests have arrived; returns them."""
         while len(self.responses_requests()) < count:
-            await self._changed.wait()
+            await self.wait_for_change()
         return self.responses_requests()
 
     async def wait_until_holding(self) -> None:
         """Wait until at least one stream is held open."""
         while self.holding == 0:
-            await self._changed.wait()
+            await self.wait_for_change()
 
     async def wait_for_change(self) -> None:
         """Wait until a request arrives or a stream starts or stops being held."""
