@@ -7,13 +7,17 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import anyio
 import pytest
+from textual.pilot import Pilot
 
 from bench.load_figures import many_items, shown
 from bench.tui_figures import send, the_app
 from engine.conversations.history_pages import FIRST_ITEMS
+from engine.events import EngineEvent
 from engine.scripted_model import run_scripted_model
 from tests.tui.conftest import until
+from tui.app import CodexDeckApp
 from tui.entries import Entry, NoticeEntry, TurnEntry, UserEntry
 from tui.widgets import transcript as transcript_module
 from tui.widgets.transcript import Transcript
@@ -72,6 +76,27 @@ def ended_after(transcript: Transcript, text: str) -> bool:
     return bool(asked) and any(isinstance(e, TurnEntry) for e in entries[asked[0] :])
 
 
+async def talk(app: CodexDeckApp, pilot: Pilot[None], transcript: Transcript, turns: range) -> None:
+    """Send "message N" for each of `turns`, each once the one before has ended."""
+    for turn in turns:
+        await send(app, f"message {turn}")
+        await until(pilot, partial(ended_after, transcript, f"message {turn}"), "it ends")
+    await until(pilot, lambda: transcript.settled, "it is drawn")
+
+
+async def show_the_first(pilot: Pilot[None], transcript: Transcript) -> list[str]:
+    """ctrl+home until the first message is there and nothing earlier is left: the
+    messages, in the transcript's order."""
+    earlier = transcript.query_one(".earlier")
+    for _ in range(20):
+        asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+        if "message 1" in asked and not earlier.has_class("-shown"):
+            break
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+    return [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+
+
 async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_them_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,12 +106,9 @@ async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_th
     (tmp_path / "ws").mkdir()
     async with run_scripted_model() as model, the_app(tmp_path, model) as (app, pilot):
         transcript = shown(app, app.main.current or "")
-        for turn in range(1, 9):
-            await send(app, f"message {turn}")
-            await until(pilot, partial(ended_after, transcript, f"message {turn}"), "it ends")
-            if turn == 2:
-                first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
-        await until(pilot, lambda: transcript.settled, "it is drawn")
+        await talk(app, pilot, transcript, range(1, 3))
+        first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
+        await talk(app, pilot, transcript, range(3, 9))
         asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
         assert "message 1" not in asked, "the oldest turns were let go of"
         assert len([e for e in transcript.entries if isinstance(e, TurnEntry)]) <= 4
@@ -95,12 +117,43 @@ async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_th
         assert await transcript.reveal_key(first) is not None, "a jump to it reads it back"
         asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
         assert asked[0] == "message 1"
+        asked = await show_the_first(pilot, transcript)
+        assert asked == [f"message {turn}" for turn in range(1, 9)], "each once, in order"
 
-        for _ in range(20):
-            asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
-            if "message 1" in asked and not earlier.has_class("-shown"):
-                break
-            await pilot.press("ctrl+home")
+
+async def test_a_turn_that_ends_while_earlier_turns_are_read_lets_go_of_none_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Going back reads the earlier turns from codex; a turn ending meanwhile would let go
+    of the oldest turn there (its entries dropped, codex's pages read again from it) while
+    the read in flight, from where the first turn was before, is put before what is left:
+    a turn missing between them, then read back before the first."""
+    monkeypatch.setattr(transcript_module, "KEPT_TURNS", 3)
+    monkeypatch.setattr(transcript_module, "WINDOW", 6)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "ws").mkdir()
+    async with run_scripted_model() as model, the_app(tmp_path, model) as (app, pilot):
+        transcript = shown(app, app.main.current or "")
+        await talk(app, pilot, transcript, range(1, 2))
+        first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
+        await talk(app, pilot, transcript, range(2, 8))
+        backend = app.main.backend
+        assert backend is not None
+        read, answered = anyio.Event(), anyio.Event()
+        reading = backend.earlier
+
+        async def slow_earlier(conversation_id: str) -> list[EngineEvent]:
+            events = await reading(conversation_id)  # codex has answered; the answer is slow
+            read.set()
+            await answered.wait()
+            return events
+
+        monkeypatch.setattr(backend, "earlier", slow_earlier)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(transcript.reveal_key, first)  # a jump from the trace
+            await read.wait()
+            await talk(app, pilot, transcript, range(8, 9))
             await pilot.pause()
-        asked = [e.text for e in transcript.entries if isinstance(e, UserEntry)]
+            answered.set()
+        asked = await show_the_first(pilot, transcript)
         assert asked == [f"message {turn}" for turn in range(1, 9)], "each once, in order"
