@@ -140,6 +140,35 @@ async def test_keys_that_come_while_the_main_screen_is_made_reach_its_composer(
         await until(pilot, lambda: composer.text == "abc", "the keys show")
 
 
+async def test_a_message_held_while_codex_is_away_goes_once_when_it_comes_back_at_once(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """codex is back before the screen has read the message held for it: the message goes
+    once (when it is let go), not also as it was first sent."""
+    async with deck() as (app, pilot):
+        view = app.main.view
+        composer = view.composer
+        backend = app.main.backend
+        assert backend is not None
+        lines: list[str] = []
+        execute = backend.execute
+
+        async def counted(conversation_id: str, line: str) -> object:
+            lines.append(line)
+            return await execute(conversation_id, line)
+
+        monkeypatch.setattr(backend, "execute", counted)
+        view.codex_away("restarting")
+        composer.text = "count for me"
+        composer.submit("auto")
+        assert composer.held == "auto"
+        view.codex_away("")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the turn ends")
+        await pilot.pause()
+        assert lines == ["count for me"]
+        assert [m.text for m in transcript(app).query(UserMessage)] == ["count for me"]
+
+
 def test_the_main_screen_leaves_markdown_and_highlighting_until_they_are_drawn() -> None:
     """Some 40 ms of start-up: the Markdown parser and the highlighter are imported in a fresh
     interpreter only once something is drawn with them (the app imports them in a thread once

@@ -100,11 +100,13 @@ class Composer(DraftBox):
 
     @dataclass
     class Submitted(Message):
-        """Send `text` (`queue`: after the running turn)."""
+        """Send `text` (`queue`: after the running turn); `held`: it was held in the box as
+        it was sent (codex was not up), and is sent again when it is let go."""
 
         composer: Composer
         text: str
         mode: Mode
+        held: bool = False
 
         @property
         def control(self) -> Composer:
@@ -346,12 +348,13 @@ class Composer(DraftBox):
         shown = self.text
         if not shown.strip():
             return
-        if self.engine == "starting" or (self.engine == "away" and not is_command(shown)):
+        held = self.engine == "starting" or (self.engine == "away" and not is_command(shown))
+        if held:
             self.hold(mode)
         elif self.engine in ("up", "away"):
             self.text = ""
             self._history_at = None
-        self.post_message(self.Submitted(self, self.expanded(shown), mode))
+        self.post_message(self.Submitted(self, self.expanded(shown), mode, held))
 
     def give_back(self, text: str) -> None:
         """A message sent was not taken: put it back, before anything typed since."""

@@ -127,15 +127,18 @@ class ConversationView(Vertical):
 
     def held(self, event: Composer.Submitted) -> bool:
         """Whether a message sent stays in the box instead: held until the engine is up or
-        codex is back, or kept because the engine could not start (saying so)."""
+        codex is back, or kept because the engine could not start (saying so). One held as
+        it was sent goes when it is let go, as a new message, even if codex came up before
+        this one was read (else it would go twice)."""
         if self._failed:
             self.note(self._failed)
             return True
-        if self.backend is not None and self.composer.held is None:
+        if self.backend is not None and not event.held:
             return False
-        if self.composer.held is None:
+        if self.composer.held is None and not event.held:
             self.composer.hold(event.mode)
-        self.note(away(self._away) if self._away else HELD, error=False)
+        if self.composer.held is not None:
+            self.note(away(self._away) if self._away else HELD, error=False)
         return True
 
     def engine_up(self, backend: Backend, away: str = "") -> None:
