@@ -8,6 +8,11 @@
   replaced after signing in (`drop_screen`, used by `tui/app.py`).
 - `Screen._update_timer` and `Screen._on_timer_update`: the paced screen owns the timer
   that paints, and paints itself (`tui/pacing.py`).
+- `Screen._compositor.visible_widgets`, `Screen._dirty_widgets` and
+  `Widget._repaint_required`: a widget that asked to be drawn again tells its screen only once
+  it is idle; the frame that ends a change adds those that have not yet, so that it paints
+  them with the rest of the change without painting the whole screen again
+  (`repaint_pending`, used by `tui/pacing.py`).
 - `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
 - `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
@@ -55,6 +60,14 @@ def drop_screen(app: App[Any], screen: Screen[Any]) -> None:
     """Take `screen` off the app's screen stack wherever it is in it (the caller then
     removes it)."""
     app._screen_stack.remove(screen)
+
+
+def repaint_pending(screen: Screen[Any]) -> None:
+    """Have the screen's next frame paint the widgets in view that asked to be drawn again
+    and have not yet told the screen."""
+    for widget in screen._compositor.visible_widgets:
+        if widget._repaint_required:
+            screen._dirty_widgets.add(widget)
 
 
 def forget_layouts(widget: Widget) -> None:

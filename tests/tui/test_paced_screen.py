@@ -3,15 +3,21 @@ key typed is painted at once, not when the share allows."""
 
 from __future__ import annotations
 
+import io
 import itertools
+import re
 import time
+from typing import Any
 
 import anyio
 import pytest
+from rich.console import Console, RenderableType
 from textual import events
+from textual._compositor import Compositor, CompositorUpdate
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from tui import pacing as paced
 from tui.pacing import KeysFirstApp, PacedScreen
@@ -120,3 +126,58 @@ async def test_a_key_typed_is_painted_at_once_not_when_the_frame_budget_allows(
     painted = ticker.seen[-1][0] - typed
     budget = 20 * DRAW_SECONDS
     assert painted < budget / 2, f"painted {painted * 1000:.0f} ms after the key"
+
+
+class ChangingScreen(PacedScreen):
+    def compose(self) -> ComposeResult:
+        yield Static("before", id="title")
+        yield Vertical(id="body")
+
+
+class ChangingApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(ChangingScreen())
+
+
+def painted_text(update: object) -> str:
+    """The text of what a frame writes to the terminal (a compositor's update)."""
+    console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
+    assert isinstance(update, CompositorUpdate)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", update.render_segments(console))
+
+
+async def test_a_widget_changed_with_a_change_is_painted_in_the_frame_that_ends_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A widget changed as the change ends (here: just before its frame), which has not yet
+    told the screen so, is painted in that frame, not in one after (the title of the
+    conversation brought into view, with its transcript)."""
+    frames: list[str] = []
+    painted: list[str] = []
+    """What the frame that ends the change writes."""
+    paint_changed = PacedScreen._paint_changed
+    render_update = Compositor.render_update
+
+    def changed_late(screen: PacedScreen) -> None:
+        screen.query_one("#title", Static).update("after")
+        frames.clear()
+        paint_changed(screen)
+        painted.append("".join(frames))
+
+    def noted(compositor: Compositor, *args: Any, **kwargs: Any) -> RenderableType | None:
+        update = render_update(compositor, *args, **kwargs)
+        frames.append(painted_text(update) if update is not None else "")
+        return update
+
+    app = ChangingApp()
+    async with app.run_test() as pilot:
+        screen = app.screen
+        assert isinstance(screen, ChangingScreen)
+        await pilot.pause()
+        monkeypatch.setattr(PacedScreen, "_paint_changed", changed_late)
+        monkeypatch.setattr(Compositor, "render_update", noted)
+        async with screen.changing():
+            await screen.query_one("#body").mount(Static("the new part"))
+        await pilot.pause()
+        assert "the new part" in painted[0]
+        assert "after" in painted[0], "the title changed with it is in its frame"

@@ -34,6 +34,7 @@ from tui.private import (
     forget_layouts,
     forget_styles,
     mend_strips,
+    repaint_pending,
 )
 
 pytestmark = pytest.mark.anyio
@@ -51,6 +52,25 @@ async def test_the_driver_and_the_screen_stack_are_what_they_were() -> None:
         assert app.screen_stack[-1] is second
         assert first not in app.screen_stack
         await pilot.pause()
+
+
+async def test_a_widget_changed_tells_its_screen_only_once_idle() -> None:
+    """The premise of `repaint_pending`: a widget changed asks to be drawn again and tells
+    its screen when it is idle; the screen's next frame paints the widgets it was told of."""
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        screen = app.screen
+        static = Static("before")
+        await screen.mount(static)
+        await pilot.pause()
+        static.update("after")
+        assert static._repaint_required
+        assert static in screen._compositor.visible_widgets
+        assert static not in screen._dirty_widgets
+        repaint_pending(screen)
+        assert static in screen._dirty_widgets
+        await pilot.pause()
+        assert not static._repaint_required
 
 
 async def test_a_screen_paints_through_its_update_timer() -> None:
