@@ -4,6 +4,8 @@ the first."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
 
@@ -76,6 +78,20 @@ def ended_after(transcript: Transcript, text: str) -> bool:
     return bool(asked) and any(isinstance(e, TurnEntry) for e in entries[asked[0] :])
 
 
+@asynccontextmanager
+async def talking(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[tuple[CodexDeckApp, Pilot[None], Transcript]]:
+    """The app on the real engine, its transcript keeping the last 3 turns and 6 entries
+    with widgets (as if each answer were long)."""
+    monkeypatch.setattr(transcript_module, "KEPT_TURNS", 3)
+    monkeypatch.setattr(transcript_module, "WINDOW", 6)
+    (root / "home").mkdir()
+    (root / "ws").mkdir()
+    async with run_scripted_model() as model, the_app(root, model) as (app, pilot):
+        yield app, pilot, shown(app, app.main.current or "")
+
+
 async def talk(app: CodexDeckApp, pilot: Pilot[None], transcript: Transcript, turns: range) -> None:
     """Send "message N" for each of `turns`, each once the one before has ended."""
     for turn in turns:
@@ -100,12 +116,7 @@ async def show_the_first(pilot: Pilot[None], transcript: Transcript) -> list[str
 async def test_a_long_live_conversation_lets_go_of_its_oldest_turns_and_reads_them_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transcript_module, "KEPT_TURNS", 3)
-    monkeypatch.setattr(transcript_module, "WINDOW", 6)  # entries with widgets, as long answers
-    (tmp_path / "home").mkdir()
-    (tmp_path / "ws").mkdir()
-    async with run_scripted_model() as model, the_app(tmp_path, model) as (app, pilot):
-        transcript = shown(app, app.main.current or "")
+    async with talking(tmp_path, monkeypatch) as (app, pilot, transcript):
         await talk(app, pilot, transcript, range(1, 3))
         first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
         await talk(app, pilot, transcript, range(3, 9))
@@ -128,12 +139,7 @@ async def test_a_turn_that_ends_while_earlier_turns_are_read_lets_go_of_none_of_
     of the oldest turn there (its entries dropped, codex's pages read again from it) while
     the read in flight, from where the first turn was before, is put before what is left:
     a turn missing between them, then read back before the first."""
-    monkeypatch.setattr(transcript_module, "KEPT_TURNS", 3)
-    monkeypatch.setattr(transcript_module, "WINDOW", 6)
-    (tmp_path / "home").mkdir()
-    (tmp_path / "ws").mkdir()
-    async with run_scripted_model() as model, the_app(tmp_path, model) as (app, pilot):
-        transcript = shown(app, app.main.current or "")
+    async with talking(tmp_path, monkeypatch) as (app, pilot, transcript):
         await talk(app, pilot, transcript, range(1, 2))
         first = next(e.key for e in transcript.entries if isinstance(e, UserEntry))
         await talk(app, pilot, transcript, range(2, 8))
