@@ -151,10 +151,11 @@ async def test_a_widget_changed_with_a_change_is_painted_in_the_frame_that_ends_
 ) -> None:
     """A widget changed as the change ends (here: just before its frame), which has not yet
     told the screen so, is painted in that frame, not in one after (the title of the
-    conversation brought into view, with its transcript)."""
+    conversation brought into view, with its transcript); and the frame writes what changed
+    once, without painting the whole screen again after it."""
     frames: list[str] = []
-    painted: list[str] = []
-    """What the frame that ends the change writes."""
+    painted: list[list[str]] = []
+    """What the frame that ends the change writes: each update."""
     paint_changed = PacedScreen._paint_changed
     render_update = Compositor.render_update
 
@@ -162,7 +163,7 @@ async def test_a_widget_changed_with_a_change_is_painted_in_the_frame_that_ends_
         screen.query_one("#title", Static).update("after")
         frames.clear()
         paint_changed(screen)
-        painted.append("".join(frames))
+        painted.append(list(frames))
 
     def noted(compositor: Compositor, *args: Any, **kwargs: Any) -> RenderableType | None:
         update = render_update(compositor, *args, **kwargs)
@@ -179,5 +180,7 @@ async def test_a_widget_changed_with_a_change_is_painted_in_the_frame_that_ends_
         async with screen.changing():
             await screen.query_one("#body").mount(Static("the new part"))
         await pilot.pause()
-        assert "the new part" in painted[0]
-        assert "after" in painted[0], "the title changed with it is in its frame"
+        assert len(painted[0]) == 1, "written once, not again over the whole screen"
+        [written] = painted[0]
+        assert "the new part" in written
+        assert "after" in written, "the title changed with it is in its frame"
