@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import re
 import time
 from typing import Any
 
@@ -19,6 +18,7 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from tests.reliability.terminal import ESCAPES
 from tui import pacing as paced
 from tui.pacing import KeysFirstApp, PacedScreen
 
@@ -143,7 +143,7 @@ def painted_text(update: object) -> str:
     """The text of what a frame writes to the terminal (a compositor's update)."""
     console = Console(file=io.StringIO(), width=80, force_terminal=True, color_system=None)
     assert isinstance(update, CompositorUpdate)
-    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", update.render_segments(console))
+    return ESCAPES.sub(b"", update.render_segments(console).encode()).decode()
 
 
 async def test_a_widget_changed_with_a_change_is_painted_in_the_frame_that_ends_it(

@@ -133,10 +133,11 @@ class ConversationView(Vertical):
         if self._failed:
             self.note(self._failed)
             return True
-        if self.backend is not None and not event.held:
-            return False
-        if self.composer.held is None and not event.held:
-            self.composer.hold(event.mode)
+        if not event.held:
+            if self.backend is not None:
+                return False
+            if self.composer.held is None:
+                self.composer.hold(event.mode)
         if self.composer.held is not None:
             self.note(away(self._away) if self._away else HELD, error=False)
         return True
