@@ -1,13 +1,16 @@
 """Reading codex's output from its socket: a read takes in all that has come and hands on a
-slice of it, the end of the output ends the stream, and closing wakes a read that waits."""
+slice of it, reads while codex writes on are paced, the end of the output ends the stream,
+and closing wakes a read that waits."""
 
 from __future__ import annotations
 
 import socket
+import time
 
 import anyio
 import pytest
 
+from engine.transport import process
 from engine.transport.process import OUTPUT_SLICE_BYTES, OutputStream
 
 pytestmark = pytest.mark.anyio
@@ -53,6 +56,35 @@ async def test_a_read_takes_in_all_that_has_come_so_codex_can_write_on() -> None
     while taken <= held:
         taken += len(await stream.receive())
     assert taken > held
+    await stream.aclose()
+
+
+async def test_what_codex_writes_just_after_a_read_waits_for_a_read_a_pace_later(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pace = 0.3  # the real pace is too short to tell from the test's own steps
+    monkeypatch.setattr(process, "READ_PACE_SECONDS", pace)
+    ours, theirs = socket.socketpair()
+    stream = OutputStream(ours)
+    theirs.sendall(b"first\n")
+    before = time.monotonic()
+    with anyio.fail_after(pace * 10):  # the first read after a quiet moment is not held
+        assert await stream.receive() == b"first\n"
+    read: list[tuple[bytes, float]] = []
+
+    async def read_on() -> None:
+        data = await stream.receive()
+        read.append((data, time.monotonic()))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(read_on)
+        await anyio.wait_all_tasks_blocked()  # the read waits for codex
+        theirs.sendall(b"second\n")
+        theirs.sendall(b"third\n")
+    [(data, at)] = read
+    assert data == b"second\nthird\n"
+    assert at - before >= pace
+    theirs.close()
     await stream.aclose()
 
 
