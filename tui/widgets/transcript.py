@@ -143,6 +143,10 @@ class Transcript(VerticalScroll, can_focus=False):
     Transcript > .-found { background: $warning 12%; }
     Transcript > .-found-current { background: $warning 30%; }
     """
+    BLANK = True
+    """Its own lines are its background (padding, no border): drawn without Textual's line
+    cache, which each frame of a streaming answer drew again as it scrolled (about 1 ms a
+    frame, 24 ms of a 20k-token answer)."""
 
     def __init__(self, conversation_id: str, welcome: str, cwd: str = "") -> None:
         super().__init__(id=f"transcript-{conversation_id}")
