@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import anyio.lowlevel
 from rich.style import Style
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
@@ -97,6 +98,9 @@ class MarkdownChunk(Widget):
     DEFAULT_CSS = """
     MarkdownChunk { height: auto; padding: 0 1; }
     """
+    virtual_size = Reactive(Size(0, 0), repaint=False)
+    """Set by the layout that works it out (as the answer grows), which paints it: not a
+    change that asks for another layout and a frame of its own (see `Transcript`)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -8,6 +8,8 @@ import time
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.strip import Strip
 
 from engine.events import ItemDelta, ItemStarted
 from engine.protocol import AgentMessageItem
@@ -134,3 +136,41 @@ async def test_streamed_text_waits_while_a_key_typed_is_not_painted_yet(
         screen.key_taken()
         await until(pilot, lambda: transcript.settled, "the text follows the key's frame")
         assert answer.widget.render_line(0).text.strip() == "Hello there"
+
+
+async def test_each_frame_of_a_streaming_answer_draws_it_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The frame that lays out what a flush added also scrolls to it and paints it: the
+    answer is not drawn a second time in a frame of its own (the layout asked for again when
+    the answer's and the transcript's sizes were set, which changes nothing)."""
+    drawn: list[str] = []
+    flush = Transcript._flush
+    render_lines = AgentMessage.render_lines
+
+    async def counted_flush(transcript: Transcript) -> None:
+        drawn.append("flush")
+        await flush(transcript)
+
+    def counted_lines(message: AgentMessage, crop: Region) -> list[Strip]:
+        drawn.append("drawn")
+        return render_lines(message, crop)
+
+    monkeypatch.setattr(Transcript, "_flush", counted_flush)
+    monkeypatch.setattr(AgentMessage, "render_lines", counted_lines)
+    app = PacedTranscript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.transcript
+        started = ItemStarted(
+            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
+        )
+        await transcript.apply([started])
+        for seq in range(2, 24):
+            if seq == 12:
+                await until(pilot, lambda: transcript.max_scroll_y > 0, "it is over a screen")
+                drawn.clear()  # from now on its width stays (the scroll bar shows)
+            words = " ".join(f"word{seq}-{n}" for n in range(30))
+            await transcript.apply([delta(seq, f"{words}\n\n")])
+            await until(pilot, lambda: transcript.settled, "the paragraph is drawn")
+    between = " ".join(drawn).split("flush")[1:-1]
+    assert max(part.split().count("drawn") for part in between) == 1, " ".join(drawn)
