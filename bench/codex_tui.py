@@ -81,7 +81,9 @@ class Pty:
         """User and system CPU time of the process and every process under it, so far;
         without the demo's scripted model, which stands for the model's server (the Codex
         TUI's figure does not hold it either: its model runs apart)."""
-        return sum(_cpu(pid) for pid in _tree(self.process.pid) if not _is_model(pid))
+        return sum(
+            cpu_seconds_of(pid) for pid in process_tree(self.process.pid) if not is_model(pid)
+        )
 
     def close(self) -> None:
         self.process.terminate()
@@ -93,7 +95,7 @@ class Pty:
         os.close(self.master)
 
 
-def _tree(pid: int) -> list[int]:
+def process_tree(pid: int) -> list[int]:
     found = [pid]
     try:
         tasks = list(Path(f"/proc/{pid}/task").iterdir())
@@ -105,11 +107,11 @@ def _tree(pid: int) -> list[int]:
         except OSError:
             continue
         for child in children:
-            found += _tree(int(child))
+            found += process_tree(int(child))
     return found
 
 
-def _is_model(pid: int) -> bool:
+def is_model(pid: int) -> bool:
     try:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
@@ -117,7 +119,7 @@ def _is_model(pid: int) -> bool:
     return b"engine.scripted_model" in argv
 
 
-def _cpu(pid: int) -> float:
+def cpu_seconds_of(pid: int) -> float:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:

@@ -10,14 +10,22 @@ real engine and the scripted model, one after the other as fast as they end.
 - each turn's longest frame, as the thread's CPU time spent painting it (what the app's
   own work costs: on a machine of two cores, codex and the model beside the app, the loop's
   stalls mostly wait for the CPU, in a system call or in `select`), and the app's CPU time
-  for the turn: the last 20 turns against the first 20.
+  for the turn: the last 20 turns against the first 20;
+- then 20 turns more, each after one in a new conversation: their figures against the new
+  conversation's, the same machine at the same moment. This machine's speed drifts over the
+  soak's minutes (the app's CPU for the same turn by as much as 1.6×, while a short probe
+  run between turns stays within 10 %), which the first 20 turns, minutes earlier, cannot
+  tell from a growth smaller than the drift;
+- codex's CPU for each turn (its app-server and what it started): the app waits for the
+  CPU beside it.
 
-Run: `.venv/bin/python -m bench.soak` (some 8 to 15 minutes). Prints a table and merges into
+Run: `.venv/bin/python -m bench.soak` (some 5 to 15 minutes). Prints a table and merges into
 bench/results.json.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -32,6 +40,7 @@ from unittest import mock
 import anyio
 from anyio.streams.buffered import BufferedByteReceiveStream
 
+from bench.codex_tui import cpu_seconds_of, is_model, process_tree
 from bench.figures import figure, print_table, save, scratch_root, until
 from bench.tui_figures import rss_mib, send, the_app
 from tui.app import CodexDeckApp
@@ -54,8 +63,8 @@ class ModelProcess:
 
 
 @dataclass
-class Soaked:
-    """What each turn measured (ms), and the RSS (MiB) after COMPARED turns and after all."""
+class Turns:
+    """What each turn measured (ms)."""
 
     stalls: list[float] = field(default_factory=list)
     """The loop's longest stall."""
@@ -65,6 +74,19 @@ class Soaked:
     """The longest frame's CPU time."""
     cpu: list[float] = field(default_factory=list)
     """The app's CPU time."""
+    codex: list[float] = field(default_factory=list)
+    """codex's CPU time (its app-server's process and what it started)."""
+
+
+@dataclass
+class Soaked:
+    """The long conversation's turns, the new one's and the long one's turn about after them,
+    and the RSS (MiB) after COMPARED turns and after TURNS."""
+
+    turns: Turns = field(default_factory=Turns)
+    after: Turns = field(default_factory=Turns)
+    """The long conversation's turns after TURNS, each after one in the new conversation."""
+    new: Turns = field(default_factory=Turns)
     rss_early: float = 0.0
     rss_late: float = 0.0
 
@@ -98,25 +120,48 @@ async def soak(root: Path) -> Soaked:
 
 
 async def soak_on(root: Path, model: ModelProcess) -> Soaked:
-    """TURNS turns on the scripted model at `model`, each measured."""
+    """TURNS turns on the scripted model at `model`, each measured; then COMPARED more, each
+    after one in a new conversation."""
     soaked = Soaked()
     async with the_app(root, model) as (app, _):
-        transcript = app.main.view.transcript(app.main.current or "")
-        assert transcript is not None
+        long = app.main.current or ""
         for turn in range(1, TURNS + 1):
-            with frames_timed() as frames:
-                cpu = time.process_time()
-                stall, ms = await one_turn(app, transcript)
-                soaked.cpu.append((time.process_time() - cpu) * 1000)
-            soaked.stalls.append(stall)
-            soaked.took.append(ms)
-            soaked.frames.append(max(frames, default=0.0))
+            await measured_turn(app, long, soaked.turns)
             if turn == COMPARED:
                 soaked.rss_early = await rss_at_rest()
             if turn % 20 == 0:
                 print(f"({turn} turns, RSS {rss_mib():.0f} MiB)", flush=True)
         soaked.rss_late = await rss_at_rest()
+        app.main.action_new_conversation()  # a worker of the screen's
+        await until(lambda: app.main.current != long)
+        new = app.main.current or ""
+        for _ in range(COMPARED):
+            await measured_turn(app, new, soaked.new)
+            await measured_turn(app, long, soaked.after)
     return soaked
+
+
+async def measured_turn(app: CodexDeckApp, conversation_id: str, turns: Turns) -> None:
+    """A turn in the conversation (brought into view first, if it is not), measured."""
+    if app.main.current != conversation_id:
+        await app.main.show_conversation(conversation_id)
+    transcript = app.main.view.transcript(conversation_id)
+    assert transcript is not None
+    await until(lambda: transcript.settled)
+    with frames_timed() as frames:
+        cpu, codex = time.process_time(), codex_seconds()
+        stall, ms = await one_turn(app, transcript)
+        turns.cpu.append((time.process_time() - cpu) * 1000)
+        turns.codex.append((codex_seconds() - codex) * 1000)
+    turns.stalls.append(stall)
+    turns.took.append(ms)
+    turns.frames.append(max(frames, default=0.0))
+
+
+def codex_seconds() -> float:
+    """The CPU time of the processes this one started, but the scripted model's: codex."""
+    started = process_tree(os.getpid())[1:]
+    return sum(cpu_seconds_of(pid) for pid in started if not is_model(pid))
 
 
 async def rss_at_rest() -> float:
@@ -165,29 +210,38 @@ def main() -> None:
         soaked = anyio.run(soak, root)
     first, last = slice(0, COMPARED), slice(-COMPARED, None)
     name = f"{TURNS} turns of 20k tokens"
-    each = {
-        "longest stall": soaked.stalls,
-        "Enter → end shown": soaked.took,
-        "longest frame's CPU": soaked.frames,
-        "app CPU a turn": soaked.cpu,
-    }
-    figures = {
-        f"{name}: {what}, {which} {COMPARED} turns": figure(values[turns], "ms")
-        for what, values in each.items()
-        for which, turns in (("first", first), ("last", last))
-    }
+    figures = {}
+    ratios = {f"{name}: RSS after {TURNS} / after {COMPARED}": soaked.rss_late / soaked.rss_early}
+    for what, attribute in MEASURED.items():
+        values = getattr(soaked.turns, attribute)
+        after, new = getattr(soaked.after, attribute), getattr(soaked.new, attribute)
+        figures[f"{name}: {what}, first {COMPARED} turns"] = figure(values[first], "ms")
+        figures[f"{name}: {what}, last {COMPARED} turns"] = figure(values[last], "ms")
+        figures[f"{name}: {what}, {COMPARED} turns after"] = figure(after, "ms")
+        figures[f"{name}: {what}, a new conversation's {COMPARED} beside them"] = figure(new, "ms")
+        if what != "Enter → end shown":
+            ratios[f"{name}: {what}, last / first {COMPARED} (medians)"] = statistics.median(
+                values[last]
+            ) / statistics.median(values[first])
+            ratios[f"{name}: {what}, {COMPARED} after / a new conversation's beside them"] = (
+                statistics.median(after) / statistics.median(new)
+            )
     figures[f"{name}: RSS after {COMPARED} turns"] = figure([soaked.rss_early], "MiB")
     figures[f"{name}: RSS after {TURNS} turns"] = figure([soaked.rss_late], "MiB")
-    ratios = {f"{name}: RSS after {TURNS} / after {COMPARED}": soaked.rss_late / soaked.rss_early}
-    for what in ("longest stall", "longest frame's CPU", "app CPU a turn"):
-        values = each[what]
-        ratios[f"{name}: {what}, last / first {COMPARED} (medians)"] = statistics.median(
-            values[last]
-        ) / statistics.median(values[first])
     print_table(figures)
     for ratio, value in ratios.items():
         print(f"{ratio}: {value:.2f}x")
     save(figures, ratios)
+
+
+MEASURED = {
+    "longest stall": "stalls",
+    "Enter → end shown": "took",
+    "longest frame's CPU": "frames",
+    "app CPU a turn": "cpu",
+    "codex's CPU a turn": "codex",
+}
+"""Each figure of a turn, and the attribute of `Turns` that holds it."""
 
 
 if __name__ == "__main__":
