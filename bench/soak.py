@@ -149,7 +149,8 @@ async def measured_turn(app: CodexDeckApp, conversation_id: str, turns: Turns) -
     assert transcript is not None
     await until(lambda: transcript.settled)
     with frames_timed() as frames:
-        cpu, codex = time.process_time(), codex_seconds()
+        codex = codex_seconds()  # read (from /proc) before the app's own CPU is
+        cpu = time.process_time()
         stall, ms = await one_turn(app, transcript)
         turns.cpu.append((time.process_time() - cpu) * 1000)
         turns.codex.append((codex_seconds() - codex) * 1000)
