@@ -13,6 +13,12 @@
   it is idle; the frame that ends a change adds those that have not yet, so that it paints
   them with the rest of the change without painting the whole screen again
   (`repaint_pending`, used by `tui/pacing.py`).
+- `Screen._compositor_refresh`, `Screen._compositor.update_widgets` and
+  `Widget._repaint_required`: the layout of a frame moves the scroll bars' thumbs once the
+  regions to paint are chosen, and they asked for a frame of their own some 25 ms later
+  (each frame of a streaming answer), which rendered, besides them, every widget whose clip
+  overlaps them (most of the screen's, from their caches). The paced screen adds them to the
+  frame being painted (`paint_scroll_bars_now`, used by `tui/pacing.py`).
 - `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
 - `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
@@ -47,6 +53,7 @@ from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.driver import Driver
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -68,6 +75,22 @@ def repaint_pending(screen: Screen[Any]) -> None:
     for widget in screen._compositor.visible_widgets:
         if widget._repaint_required:
             screen._dirty_widgets.add(widget)
+
+
+def paint_scroll_bars_now(screen: Screen[Any]) -> None:
+    """Add the scroll bars in view that asked to be drawn again to the update the screen is
+    about to paint, and take back their call for a frame of their own: a layout moves their
+    thumbs as it sets their containers' sizes, once the regions to paint are chosen."""
+    compositor = screen._compositor
+    moved: set[Widget] = {
+        widget
+        for widget in compositor.visible_widgets
+        if isinstance(widget, ScrollBar) and widget._repaint_required
+    }
+    if moved:
+        compositor.update_widgets(moved)
+        for scroll_bar in moved:
+            scroll_bar._repaint_required = False
 
 
 def forget_layouts(widget: Widget) -> None:

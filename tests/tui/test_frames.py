@@ -9,15 +9,18 @@ import time
 import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 from engine.events import ItemDelta, ItemStarted
 from engine.protocol import AgentMessageItem
-from tests.tui.conftest import until
+from tests.tui.conftest import Deck, transcript, until
 from tui import pacing as paced
 from tui.entries import AgentEntry
 from tui.pacing import KeysFirstApp, PacedScreen
+from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage
+from tui.widgets.notes import TurnMarker
 from tui.widgets.transcript import (
     BUSY_FRAME_SECONDS,
     FRAME_SECONDS,
@@ -174,3 +177,41 @@ async def test_each_frame_of_a_streaming_answer_draws_it_once(
             await until(pilot, lambda: transcript.settled, "the paragraph is drawn")
     between = " ".join(drawn).split("flush")[1:-1]
     assert max(part.split().count("drawn") for part in between) == 1, " ".join(drawn)
+
+
+async def test_the_scroll_bar_moves_in_the_frame_that_moves_the_answer(
+    deck: Deck, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app on the real engine, a long answer streaming: the layout that scrolls to what
+    came moves the scroll bar's thumb too, and the frame paints both; the scroll bar is never
+    painted alone in a frame of its own just after."""
+    frames: list[set[str]] = []
+    paint = PacedScreen._paint
+    answer_lines = AgentMessage.render_lines
+    bar_lines = ScrollBar.render_lines
+
+    def counted_paint(screen: PacedScreen) -> None:
+        frames.append(set())
+        paint(screen)
+
+    def counted_answer(message: AgentMessage, crop: Region) -> list[Strip]:
+        if frames:
+            frames[-1].add("answer")
+        return answer_lines(message, crop)
+
+    def counted_bar(bar: ScrollBar, crop: Region) -> list[Strip]:
+        if frames:
+            frames[-1].add("scroll bar")
+        return bar_lines(bar, crop)
+
+    monkeypatch.setattr(PacedScreen, "_paint", counted_paint)
+    monkeypatch.setattr(AgentMessage, "render_lines", counted_answer)
+    monkeypatch.setattr(ScrollBar, "render_lines", counted_bar)
+    async with deck() as (app, pilot):
+        app.main.query_one(Composer).text = "long answer"
+        await pilot.press("enter")
+        await until(pilot, lambda: transcript(app).query(TurnMarker), "the answer ends")
+    streaming = [frame for frame in frames if "answer" in frame]
+    assert len(streaming) > 5
+    alone = [frame for frame in frames if frame == {"scroll bar"}]
+    assert alone == []

@@ -34,6 +34,7 @@ from tui.private import (
     forget_layouts,
     forget_styles,
     mend_strips,
+    paint_scroll_bars_now,
     repaint_pending,
 )
 
@@ -82,6 +83,33 @@ async def test_a_screen_paints_through_its_update_timer() -> None:
     app: App[None] = App()
     async with app.run_test():
         assert isinstance(app.screen._update_timer, Timer)
+
+
+async def test_a_layout_moves_a_scroll_bar_after_the_regions_to_paint_are_chosen() -> None:
+    """The premise of `paint_scroll_bars_now`: a layout that makes a container's content
+    longer asks its scroll bar to be drawn again as it sets the sizes, before the screen's
+    `_compositor_refresh` paints; added to the compositor's update then, it is painted."""
+    assert inspect.signature(Screen._compositor_refresh).parameters.keys() == {"self"}
+    app: App[None] = App()
+    async with app.run_test(size=(40, 10)) as pilot:
+        screen = app.screen
+        box = Vertical(Static("\n".join(map(str, range(30)))))
+        box.styles.overflow_y = "scroll"
+        await screen.mount(box)
+        await pilot.pause()
+        refreshes: list[bool] = []
+        refresh = screen._compositor_refresh
+
+        def noted() -> None:
+            refreshes.append(box.vertical_scrollbar._repaint_required)
+            paint_scroll_bars_now(screen)
+            refreshes.append(box.vertical_scrollbar._repaint_required)
+            refresh()
+
+        screen._compositor_refresh = noted  # type: ignore[method-assign]
+        await box.mount(Static("\n".join(map(str, range(30)))))
+        await pilot.pause()
+        assert refreshes[:2] == [True, False], refreshes
 
 
 def test_a_text_area_takes_keys_in_on_key() -> None:
