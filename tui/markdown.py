@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, NamedTuple
 import anyio.lowlevel
 from rich.style import Style
 from textual.geometry import Region, Size
-from textual.reactive import Reactive
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
+from tui.sized import SizedByLayout
 from tui.text import inert
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def markdown(text: str, dark: bool) -> Markdown:
     return document
 
 
-class MarkdownChunk(Widget):
+class MarkdownChunk(SizedByLayout):
     """Markdown drawn as finished pieces one under the other and a live tail under them.
 
     The finished part of an answer grows by whole pieces (`extend`, `grow`), each drawn once
@@ -98,9 +98,6 @@ class MarkdownChunk(Widget):
     DEFAULT_CSS = """
     MarkdownChunk { height: auto; padding: 0 1; }
     """
-    virtual_size = Reactive(Size(0, 0), repaint=False)
-    """Set by the layout that works it out (as the answer grows), which paints it: not a
-    change that asks for another layout and a frame of its own (see `Transcript`)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -12,15 +12,17 @@ from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
-from engine.events import ItemDelta, ItemStarted
+from engine.events import ItemDelta, ItemStarted, SideChatAnswered
 from engine.protocol import AgentMessageItem
-from tests.tui.conftest import Deck, transcript, until
+from tests.tui.conftest import Deck, until
+from tests.tui.conftest import transcript as transcript_of
 from tui import pacing as paced
 from tui.entries import AgentEntry
 from tui.pacing import KeysFirstApp, PacedScreen
 from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage
 from tui.widgets.notes import TurnMarker
+from tui.widgets.side_thread import SideThread
 from tui.widgets.transcript import (
     BUSY_FRAME_SECONDS,
     FRAME_SECONDS,
@@ -210,8 +212,104 @@ async def test_the_scroll_bar_moves_in_the_frame_that_moves_the_answer(
     async with deck() as (app, pilot):
         app.main.query_one(Composer).text = "long answer"
         await pilot.press("enter")
-        await until(pilot, lambda: transcript(app).query(TurnMarker), "the answer ends")
+        await until(pilot, lambda: transcript_of(app).query(TurnMarker), "the answer ends")
     streaming = [frame for frame in frames if "answer" in frame]
     assert len(streaming) > 5
+    assert sum("scroll bar" in frame for frame in streaming) > 5
     alone = [frame for frame in frames if frame == {"scroll bar"}]
     assert alone == []
+
+
+class SideThreadScreen(PacedScreen):
+    def __init__(self) -> None:
+        super().__init__()
+        self.thread = SideThread("s")
+
+    def compose(self) -> ComposeResult:
+        yield self.thread
+
+
+class PacedSideThread(KeysFirstApp):
+    def __init__(self) -> None:
+        super().__init__()
+        self.paced = SideThreadScreen()
+
+    def on_mount(self) -> None:
+        self.push_screen(self.paced)
+
+
+async def test_each_frame_of_a_streaming_side_answer_draws_it_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A side answer grows as the transcript's does: the side chat's layout, which sets how
+    tall it has become, does not ask for another layout and a frame that draws the answer
+    again; and the side chat still follows the answer as it grows."""
+    drawn: list[str] = []
+    render_lines = AgentMessage.render_lines
+
+    def counted_lines(message: AgentMessage, crop: Region) -> list[Strip]:
+        drawn.append("drawn")
+        return render_lines(message, crop)
+
+    monkeypatch.setattr(AgentMessage, "render_lines", counted_lines)
+    app = PacedSideThread()
+    async with app.run_test(size=(80, 24)) as pilot:
+        thread = app.paced.thread
+        await thread.asked("what did you do?")
+        for seq in range(16):
+            if seq == 10:
+                await until(pilot, lambda: thread.max_scroll_y > 0, "it is over a screen")
+                drawn.clear()  # from now on its width stays (the scroll bar shows)
+            words = " ".join(f"word{seq}-{n}" for n in range(12))
+            thread.add(f"{words}\n\n")
+            drawn.append("flush")
+            await thread.flush()
+            await pilot.pause(FRAME_SECONDS)  # the pace of the stream
+            await pilot.pause()  # what was asked for in that time is painted
+        assert thread.scroll_y == thread.max_scroll_y > 0, "the side chat follows its answer"
+    between = " ".join(drawn).split("flush")[1:-1]
+    assert max(part.split().count("drawn") for part in between) == 1, " ".join(drawn)
+
+
+async def test_a_side_answer_leaves_the_view_where_the_user_scrolled_it() -> None:
+    """Scrolled up, the side chat stays where the user put it as the answer grows and as it
+    ends; scrolled back to the end, it follows the answer again."""
+    app = PacedSideThread()
+    async with app.run_test(size=(80, 24)) as pilot:
+        thread = app.paced.thread
+        said: list[str] = []
+
+        async def stream(rounds: int) -> None:
+            for seq in range(rounds):
+                said.append(" ".join(f"word{seq}-{n}" for n in range(12)) + "\n\n")
+                thread.add(said[-1])
+                await thread.flush()
+                await pilot.pause(FRAME_SECONDS)
+                await pilot.pause()
+
+        await thread.asked("what did you do?")
+        await stream(10)
+        assert thread.scroll_y == thread.max_scroll_y > 0
+        thread.scroll_home(animate=False)  # to read the question again
+        await stream(3)
+        await thread.answered(
+            SideChatAnswered(
+                seq=1,
+                at=0.0,
+                conversation_id="c",
+                side_chat_id="s",
+                question="what did you do?",
+                answer="".join(said),
+                cut=False,
+            )
+        )
+        await pilot.pause()
+        assert thread.scroll_y == 0 < thread.max_scroll_y
+
+        await thread.asked("and then?")
+        await pilot.pause()
+        assert thread.scroll_y == thread.max_scroll_y, "a question asked shows the end"
+        thread.scroll_home(animate=False)
+        thread.scroll_end(animate=False)
+        await stream(3)
+        assert thread.scroll_y == thread.max_scroll_y, "back at the end, it follows"

@@ -7,11 +7,14 @@ from textual.widgets import Static
 
 from engine.events import SideChatAnswered
 from tui.entries import AgentEntry, UserEntry
+from tui.sized import SizedByLayout
 from tui.widgets.message import AgentMessage, UserMessage
 
 
-class SideThread(VerticalScroll):
-    """One side chat's questions and answers."""
+class SideThread(VerticalScroll, SizedByLayout):
+    """One side chat's questions and answers. A question asked brings its end into view,
+    and the view follows the answer as it grows, in the frame that shows it, until the user
+    scrolls up (back at the end, it follows again)."""
 
     DEFAULT_CSS = """
     SideThread { height: 1fr; padding: 0 1; }
@@ -32,7 +35,7 @@ class SideThread(VerticalScroll):
         entry = UserEntry(key=f"q{self._count}", text=question)
         self._answer = AgentMessage(AgentEntry(key=f"a{self._count}"))
         await self.mount_all([UserMessage(entry), self._answer])
-        self.scroll_end(animate=False)
+        self.anchor()
 
     def add(self, text: str) -> None:
         if self._answer is not None:
@@ -41,10 +44,7 @@ class SideThread(VerticalScroll):
 
     async def flush(self) -> None:
         if self._answer is not None:
-            at_end = self.scroll_y >= self.max_scroll_y
             await self._answer.flush()
-            if at_end:
-                self.scroll_end(animate=False)
 
     async def answered(self, event: SideChatAnswered) -> None:
         answer = self._answer
@@ -56,4 +56,3 @@ class SideThread(VerticalScroll):
             note = f"(cut at {len(event.answer):,} characters: the side answer limit)"
             await self.mount(Static(note, classes="side-cut", markup=False))
         self._answer = None
-        self.scroll_end(animate=False)

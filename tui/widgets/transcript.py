@@ -24,7 +24,6 @@ import anyio
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import Reactive
 from textual.screen import UPDATE_PERIOD
 from textual.widget import Widget
 from textual.widgets import Static
@@ -51,6 +50,7 @@ from tui.entries import (
 from tui.entry_log import EntryLog, joined_deltas
 from tui.pacing import PacedScreen, after_painted
 from tui.private import forget_layouts, forget_styles
+from tui.sized import SizedByLayout
 from tui.transcript_search import entry_texts
 from tui.widgets.approval import ApprovalCard
 from tui.widgets.card import InteractionCard
@@ -129,7 +129,7 @@ class EdgeLine(Static):
                 self.update(text)
 
 
-class Transcript(VerticalScroll, can_focus=False):
+class Transcript(VerticalScroll, SizedByLayout, can_focus=False):
     """The cells of one conversation, in the order things happened."""
 
     DEFAULT_CSS = """
@@ -148,10 +148,6 @@ class Transcript(VerticalScroll, can_focus=False):
     """Its own lines are its background (padding, no border): drawn without Textual's line
     cache, which each frame of a streaming answer drew again as it scrolled (about 1 ms a
     frame, 24 ms of a 20k-token answer)."""
-    virtual_size = Reactive(Size(0, 0), repaint=False)
-    """Set by the layout that works it out, which then paints what moved: not a change that
-    asks for another layout and another frame painting the whole transcript again (as
-    Textual's does, each frame of a streaming answer twice)."""
 
     def __init__(self, conversation_id: str, welcome: str, cwd: str = "") -> None:
         super().__init__(id=f"transcript-{conversation_id}")
