@@ -33,7 +33,7 @@ from tui.controls import DropControls
 from tui.first_frame import ENDINGS
 from tui.notify import alert
 from tui.palette import main_commands
-from tui.private import drop_screen, mend_strips
+from tui.private import crop_renders, drop_screen, mend_strips
 from tui.replay_keys import ReplayKeys
 from tui.screens.confirm import ConfirmScreen, quitting_loses, without_store
 from tui.screens.starting import StartingScreen
@@ -169,6 +169,7 @@ class CodexDeckApp(ReplayKeys):
 
     def on_mount(self) -> None:
         mend_strips()
+        crop_renders()
         self._collector.start()
         self.set_interval(CHECK_SECONDS, self._collector.check)
         for theme in THEMES:

@@ -8,7 +8,7 @@ import copy
 import math
 import re
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Self
 
 import anyio.lowlevel
 from rich.style import Style
@@ -121,6 +121,11 @@ class MarkdownChunk(SizedByLayout):
         self._rest_timer: Timer | None = None
         self._style = Style()
         self._selection: Selection | None = None
+        self._painted: dict[int, Strip] = {}
+        """The lines painted last (by their y), as Textual's styles made them: a frame that
+        only moves the answer (as each frame of a streaming answer does, scrolling up to
+        show what came) takes them again rather than making each anew."""
+        self._painted_for: tuple[object, ...] | None = None
 
     @property
     def finished_text(self) -> str:
@@ -167,12 +172,22 @@ class MarkdownChunk(SizedByLayout):
         self._add(pieces, drawn, tail)
 
     def _add(self, pieces: list[str], drawn: list[list[Strip] | None], tail: str) -> None:
+        kept = self._top(len(self._pieces))  # the lines above the tail stay as they are
         self._pieces += pieces
         self._drawn += drawn
         self._shapes += [None if lines is None else _shape(lines) for lines in drawn]
         self._tail = tail
         self._tops = self._tail_lines = None
-        self.refresh(layout=True)
+        self._painted = {y: line for y, line in self._painted.items() if y < kept}
+        # Textual's own refresh: the lines above `kept` stay painted. An answer as tall as
+        # it was (the tail grew within its last line: most frames of an answer streamed at
+        # a model's pace) is painted from there down, without a layout of the screen.
+        height = self.size.height
+        changed = Region(0, kept, self.size.width, max(height - kept, 0))
+        same_height = self._laid_out_for is not None and (
+            self._lay_out(self._laid_out_for[0]) == height
+        )
+        super().refresh(changed, layout=not same_height)
         self._rest_later()
 
     def clear(self) -> None:
@@ -346,17 +361,59 @@ class MarkdownChunk(SizedByLayout):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self._lay_out(width)
 
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        if repaint:
+            below = min((region.y for region in regions), default=0)
+            self._painted = {y: line for y, line in self._painted.items() if y < below}
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._painted = {}
+        super().notify_style_update()
+
     def render_lines(self, crop: Region) -> list[Strip]:
         # The widget's style and selection, worked out once for all the lines drawn now.
         self._style = self.rich_style
         self._selection = self.text_selection
         self._lay_out(self.content_size.width)
-        lines = super().render_lines(crop)
+        lines = self._paint_lines(crop)
         self._let_go_far()
         if self._moved:
             self._moved = False
+            self._painted = {}
             self.call_later(self.refresh, layout=True)
         return lines
+
+    def _paint_lines(self, crop: Region) -> list[Strip]:
+        """The lines of `crop` as Textual's styles make them, those painted last taken again
+        when nothing they were made from has changed since."""
+        gutter = self.styles.gutter
+        width = self.outer_size.width
+        painted_for = (
+            width,
+            self._laid_out_for,
+            self._style,
+            self.background_colors,
+            tuple(self.get_line_filters()),
+        )
+        if self._selection is not None or gutter.top or gutter.bottom:
+            self._painted = {}  # a line's look then depends on more than its text
+            return super().render_lines(crop)
+        if painted_for != self._painted_for:
+            self._painted, self._painted_for = {}, painted_for
+        painted = self._painted
+        wanted = [y for y in crop.line_range if y not in painted]
+        for start, end in _runs(wanted):
+            made = super().render_lines(Region(0, start, width, end - start))
+            if self._moved:  # a piece drawn had another height: the lines under it moved
+                return super().render_lines(crop)
+            painted.update(zip(range(start, end), made, strict=True))
+        self._painted = {y: painted[y] for y in crop.line_range}
+        if crop.x == 0 and crop.width == width:
+            return list(self._painted.values())
+        return [line.crop(crop.x, crop.right) for line in self._painted.values()]
 
     def render_line(self, y: int) -> Strip:
         line = self._line(y)
@@ -384,6 +441,17 @@ class MarkdownChunk(SizedByLayout):
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as runs of consecutive ones (start, end not included)."""
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] == number:
+            runs[-1] = (runs[-1][0], number + 1)
+        else:
+            runs.append((number, number + 1))
+    return runs
 
 
 def _estimate(text: str, width: int) -> int:

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import WorkType
 
-from tui.private import paint_scroll_bars_now, repaint_pending
+from tui.private import paint_asked_now, repaint_pending
 
 FRAME_SHARE = 1 / 3
 """The most of the time frames take while the screen changes without pause: after a frame
@@ -124,8 +124,9 @@ class PacedScreen(Screen[None]):
             self._paint()
 
     def _compositor_refresh(self) -> None:
-        # The scroll bars this frame's layout moved are painted in it, not in one after it.
-        paint_scroll_bars_now(self)
+        # What this frame's layout moved or resized, and what asked to be painted since the
+        # frame began, is painted in it, not in one of its own after it.
+        paint_asked_now(self)
         super()._compositor_refresh()
 
     def _paint(self) -> None:

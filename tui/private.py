@@ -13,12 +13,17 @@
   it is idle; the frame that ends a change adds those that have not yet, so that it paints
   them with the rest of the change without painting the whole screen again
   (`repaint_pending`, used by `tui/pacing.py`).
-- `Screen._compositor_refresh`, `Screen._compositor.update_widgets` and
-  `Widget._repaint_required`: the layout of a frame moves the scroll bars' thumbs once the
-  regions to paint are chosen, and they asked for a frame of their own some 25 ms later
-  (each frame of a streaming answer), which rendered, besides them, every widget whose clip
-  overlaps them (most of the screen's, from their caches). The paced screen adds them to the
-  frame being painted (`paint_scroll_bars_now`, used by `tui/pacing.py`).
+- `Screen._compositor_refresh`, `Screen._compositor.update_widgets`,
+  `Widget._repaint_required` and `Widget._repaint_regions`: a layout moves scroll bars'
+  thumbs once the regions to paint are chosen, and marks each widget it resizes to be painted
+  whole; they asked for a frame of their own some 25 ms later (each frame of a streaming
+  answer), which painted again what the layout's frame had just painted, and, besides them,
+  every widget under them. The paced screen adds them to the frame being painted
+  (`paint_asked_now`, used by `tui/pacing.py`).
+- `Compositor._get_renders`: for an update of a few lines (a streaming answer's last line),
+  Textual draws every widget under it whole (the screen, each container, the transcript: a
+  screenful each) and keeps the lines of the update. `crop_renders` has it draw only the
+  rows under the update (`tui/app.py`, when the app starts).
 - `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
 - `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
@@ -49,11 +54,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.style import Style
+from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.driver import Driver
+from textual.geometry import Region
 from textual.screen import Screen
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -77,20 +83,21 @@ def repaint_pending(screen: Screen[Any]) -> None:
             screen._dirty_widgets.add(widget)
 
 
-def paint_scroll_bars_now(screen: Screen[Any]) -> None:
-    """Add the scroll bars in view that asked to be drawn again to the update the screen is
-    about to paint, and take back their call for a frame of their own: a layout moves their
-    thumbs as it sets their containers' sizes, once the regions to paint are chosen."""
+def paint_asked_now(screen: Screen[Any]) -> None:
+    """Add the widgets in view that asked to be painted, and have not told the screen yet,
+    to the update it is about to paint, and take back their call for a frame of their own:
+    a layout moves scroll bars' thumbs once the regions to paint are chosen, and marks every
+    widget it resizes to be painted whole, which the layout's frame has just done."""
     compositor = screen._compositor
-    moved: set[Widget] = {
+    asked: set[Widget] = {
         widget
         for widget in compositor.visible_widgets
-        if isinstance(widget, ScrollBar) and widget._repaint_required
+        if widget._repaint_required or widget._repaint_regions
     }
-    if moved:
-        compositor.update_widgets(moved)
-        for scroll_bar in moved:
-            scroll_bar._repaint_required = False
+    if asked:
+        compositor.update_widgets(asked)
+        for widget in asked:
+            widget._repaint_required = False
 
 
 def forget_layouts(widget: Widget) -> None:
@@ -119,6 +126,43 @@ def _crop_extend(self: Strip, start: int, end: int, style: Style | None) -> Stri
     if start <= 0 and end == self.cell_length:
         return self
     return TEXTUAL_CROP_EXTEND(self, start, end, style)
+
+
+TEXTUAL_GET_RENDERS = Compositor._get_renders
+
+
+def _get_renders(
+    self: Compositor, crop: Region | None = None
+) -> Iterable[tuple[Region, Region, list[Strip]]]:
+    if crop is None:
+        return TEXTUAL_GET_RENDERS(self, crop)
+    return _cropped_renders(self, crop)
+
+
+def _cropped_renders(
+    compositor: Compositor, crop: Region
+) -> Iterable[tuple[Region, Region, list[Strip]]]:
+    """Each widget under `crop`, its region, its clip cut to the rows of `crop`, and the
+    lines of it under both (what Textual's yields, for the rows of each widget the update
+    shows). Whole rows: the compositor cuts each row where widgets start and end."""
+    rows = crop.y, crop.bottom
+    for widget, (region, clip) in compositor.visible_widgets.items():
+        if not crop.overlaps(clip):
+            continue
+        top, bottom = max(clip.y, rows[0]), min(clip.bottom, rows[1])
+        clip = Region(clip.x, top, clip.width, max(bottom - top, 0))
+        x, y, width, height = region.intersection(clip)
+        if width and height:
+            yield (
+                region,
+                clip,
+                widget.render_lines(Region(x - region.x, y - region.y, width, height)),
+            )
+
+
+def crop_renders() -> None:
+    """Have an update draw only the part of each widget under it."""
+    Compositor._get_renders = _get_renders  # type: ignore[method-assign]
 
 
 def mend_strips() -> None:

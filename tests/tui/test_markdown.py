@@ -10,7 +10,9 @@ import anyio.lowlevel
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Offset, Region
 from textual.pilot import Pilot
+from textual.selection import Selection
 
 from tests.tui.conftest import until
 from tui.entries import AgentEntry
@@ -220,3 +222,23 @@ async def test_a_long_answer_holds_the_lines_of_a_few_screens_around_the_view() 
         assert answer.content_size.height == height, "in the room it took"
         assert 0 < answer.held_lines <= near, "the bottom let go as the top was drawn"
         assert answer.render_line(height - 1).text.strip() == "The last words"
+
+
+async def test_lines_painted_again_take_the_new_theme_and_the_selection() -> None:
+    """Lines an answer painted are taken again in the next frame only while nothing they
+    were made from has changed: a new theme, or a selection, paints them anew."""
+    app = OneAnswer("Some **bold** words.\n\nAnd more words after them.")
+    async with app.run_test(size=(60, 10)) as pilot:
+        answer = app.answer
+        await pilot.pause()
+        whole = Region(0, 0, answer.outer_size.width, answer.outer_size.height)
+        dark = answer.render_lines(whole)
+        assert answer.render_lines(whole) == dark, "nothing changed: the same lines"
+        app.theme = "textual-light"
+        await pilot.pause()
+        light = answer.render_lines(whole)
+        assert [line.text for line in light] == [line.text for line in dark]
+        assert light != dark, "the lines take the light theme's colours"
+        app.screen.selections = {answer: Selection(Offset(0, 0), Offset(4, 0))}
+        await pilot.pause()
+        assert answer.render_lines(whole)[0] != light[0], "the selection shows"

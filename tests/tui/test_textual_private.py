@@ -8,16 +8,18 @@ import importlib
 import inspect
 import pkgutil
 import re
+from collections.abc import Mapping, Sequence
 
 import anyio
 import pytest
 from rich.segment import Segment
 from textual import messages
+from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.driver import Driver
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.timer import Timer
@@ -29,12 +31,14 @@ from tests.tui.conftest import Deck
 from tui.private import (
     TEXTUAL_CROP_EXTEND,
     TEXTUAL_DIVIDE,
+    TEXTUAL_GET_RENDERS,
+    crop_renders,
     driver,
     drop_screen,
     forget_layouts,
     forget_styles,
     mend_strips,
-    paint_scroll_bars_now,
+    paint_asked_now,
     repaint_pending,
 )
 
@@ -86,7 +90,7 @@ async def test_a_screen_paints_through_its_update_timer() -> None:
 
 
 async def test_a_layout_moves_a_scroll_bar_after_the_regions_to_paint_are_chosen() -> None:
-    """The premise of `paint_scroll_bars_now`: a layout that makes a container's content
+    """The premise of `paint_asked_now`: a layout that makes a container's content
     longer asks its scroll bar to be drawn again as it sets the sizes, before the screen's
     `_compositor_refresh` paints; added to the compositor's update then, it is painted."""
     assert inspect.signature(Screen._compositor_refresh).parameters.keys() == {"self"}
@@ -102,7 +106,7 @@ async def test_a_layout_moves_a_scroll_bar_after_the_regions_to_paint_are_chosen
 
         def noted() -> None:
             refreshes.append(box.vertical_scrollbar._repaint_required)
-            paint_scroll_bars_now(screen)
+            paint_asked_now(screen)
             refreshes.append(box.vertical_scrollbar._repaint_required)
             refresh()
 
@@ -110,6 +114,105 @@ async def test_a_layout_moves_a_scroll_bar_after_the_regions_to_paint_are_chosen
         await box.mount(Static("\n".join(map(str, range(30)))))
         await pilot.pause()
         assert refreshes[:2] == [True, False], refreshes
+
+
+async def test_a_layout_leaves_what_it_resized_marked_to_be_painted_whole() -> None:
+    """The premise of `paint_asked_now` for what grows: the layout that makes a widget
+    taller marks all of it to be painted (which its frame does, the widget having moved);
+    added to the compositor's update then, the mark is gone."""
+    app: App[None] = App()
+    async with app.run_test(size=(40, 10)) as pilot:
+        screen = app.screen
+        text = Static("one")
+        await screen.mount(text)
+        await pilot.pause()
+        marks: list[bool] = []
+        refresh = screen._compositor_refresh
+
+        def noted() -> None:
+            marks.append(bool(text._repaint_regions))
+            paint_asked_now(screen)
+            marks.append(bool(text._repaint_regions) or text._repaint_required)
+            refresh()
+
+        screen._compositor_refresh = noted  # type: ignore[method-assign]
+        text.update("one\ntwo\nthree")
+        await pilot.pause()
+        assert marks[:2] == [True, False], marks
+
+
+class CountedRows(Vertical):
+    """A container that counts the rows of it drawn."""
+
+    rows = 0
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        CountedRows.rows += crop.height
+        return super().render_lines(crop)
+
+
+async def test_an_update_of_a_line_draws_the_widgets_under_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The premise of `crop_renders`: Textual draws each widget under an update whole
+    (`Compositor._get_renders`); with it, the part under the update."""
+    assert list(inspect.signature(TEXTUAL_GET_RENDERS).parameters) == ["self", "crop"]
+    monkeypatch.setattr(Compositor, "_get_renders", TEXTUAL_GET_RENDERS)
+    app: App[None] = App()
+    async with app.run_test(size=(40, 20)) as pilot:
+        clock = Static("0")
+        await app.screen.mount(CountedRows(Static("\n".join(map(str, range(12)))), clock))
+        await pilot.pause()
+        drawn: list[int] = []
+        for renders in (TEXTUAL_GET_RENDERS, None):
+            if renders is None:
+                crop_renders()
+            CountedRows.rows = 0
+            clock.update(str(len(drawn) + 1))
+            await pilot.pause()
+            drawn.append(CountedRows.rows)
+        assert drawn == [20, 1], drawn
+        assert app.screen._compositor.render_strips()[12].text.startswith("2")
+
+
+class Over(App[None]):
+    """Text under a box on a layer above it, which covers part of some of its rows."""
+
+    CSS = """
+    Screen { layers: below above; }
+    #under { layer: below; }
+    #box { layer: above; offset: 12 3; width: 14; height: 4; border: round $accent; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static("\n".join(f"row {n} " + "text " * 8 for n in range(12)), id="under")
+        yield Static("on top", id="box")
+
+
+async def test_the_rows_under_an_update_are_drawn_as_a_whole_screen_draws_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`crop_renders` draws the rows under an update as Textual does when it draws the whole
+    screen, whatever columns the update spans (here a box on a layer above the text cuts
+    those rows)."""
+    monkeypatch.setattr(Compositor, "_get_renders", TEXTUAL_GET_RENDERS)
+    app = Over()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        compositor = app.screen._compositor
+        update = Region(7, 2, 11, 4)  # from inside the text to inside the box
+        rows = set(update.line_range)
+        whole = compositor._render_chops(compositor.size.region, lambda y: True)
+        crop_renders()
+        cropped = compositor._render_chops(update, rows.__contains__)
+
+        def shown(chops: Sequence[Mapping[int, Strip]]) -> list[list[tuple[int, str]]]:
+            return [
+                [(cut, strip.text) for cut, strip in sorted(chops[y].items())] for y in sorted(rows)
+            ]
+
+        assert shown(cropped) == shown(whole)
+        assert any("on top" in text for row in shown(cropped) for _, text in row)
 
 
 def test_a_text_area_takes_keys_in_on_key() -> None:
