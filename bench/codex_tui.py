@@ -11,7 +11,9 @@ each in a 120×36 pty on the same scripted model, in one run:
 - the 20,000-token answer: seconds from Enter to the turn's end on screen, and the CPU time
   it took (the whole process tree: codex-deck with its app-server, without the demo's
   scripted model, which stands for the model's server; codex's TUI, which runs its engine
-  in-process), per 1,000 agent-message deltas.
+  in-process), per 1,000 agent-message deltas;
+- then an answer streamed at a model's pace (about 100 tokens a second, as a person sees
+  most answers come): the CPU time a second of it takes, the same process trees.
 
 Run: `.venv/bin/python -m bench.codex_tui`. Prints a table and merges into bench/results.json.
 """
@@ -42,6 +44,12 @@ from tui.widgets.draft import PLACEHOLDER
 RUNS = 5
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 60.0
+PACED_SETTLE = 2.0
+"""Seconds the paced answer streams before its CPU is measured (the turn under way)."""
+PACED_SECONDS = 5.0
+"""Seconds of the paced answer measured (it streams for some 9 s)."""
+PACED_STOP = 1.0
+"""Seconds given to stop the paced answer (Esc) before the app is closed."""
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -73,6 +81,15 @@ class Pty:
             assert readable, f"{wanted!r} did not show; the screen ended with {self.text[-400:]!r}"
             self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
         return time.perf_counter() - self.started
+
+    def read_for(self, seconds: float) -> None:
+        """Read the screen as it comes for `seconds` (a program whose output is not read
+        stops when the pty's buffer is full)."""
+        end = time.perf_counter() + seconds
+        while (left := end - time.perf_counter()) > 0:
+            readable, _, _ = select.select([self.master], [], [], left)
+            if readable:
+                self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
 
     def type(self, keys: bytes) -> None:
         os.write(self.master, keys)
@@ -189,9 +206,28 @@ def run_one(argv: list[str], env: dict[str, str], cwd: Path, markers: Markers) -
         app.type(b"\r")
         app.wait_for(done, mark)
         took = time.perf_counter() - sent
-        return painted, box, shown, took, app.cpu_seconds() - cpu, to_ready
+        answer_cpu = app.cpu_seconds() - cpu
+        return painted, box, shown, took, answer_cpu, to_ready, paced_cpu(app)
     finally:
         app.close()
+
+
+def paced_cpu(app: Pty) -> float:
+    """Send `paced answer` (an answer streamed at about 100 tokens a second); the CPU
+    seconds a second of it takes once it has streamed for a while, the screen read as it
+    comes."""
+    mark = len(app.text)
+    app.type(b"paced answer")
+    app.wait_for(b"paced answer", mark)
+    time.sleep(0.3)  # as for the long answer: not taken as a paste
+    app.type(b"\r")
+    app.read_for(PACED_SETTLE)
+    before = app.cpu_seconds()
+    app.read_for(PACED_SECONDS)
+    cpu = app.cpu_seconds() - before
+    app.type(b"\x1b")  # stopped, so that the model streams no more to the next app's start
+    app.read_for(PACED_STOP)
+    return cpu / PACED_SECONDS
 
 
 def floor_ready(model_url: str, env: dict[str, str], cwd: Path) -> float:
@@ -261,6 +297,9 @@ def main() -> None:
             [r[4] * 1000 / deltas * 1000 for r in runs], "ms"
         )
         figures[f"{name}: CPU to ready to send"] = figure([r[5] * 1000 for r in runs], "ms")
+        figures[f"{name}: CPU a second, an answer at a model's pace"] = figure(
+            [r[6] * 1000 for r in runs], "ms"
+        )
     figures["Textual + the engine alone: start → ready to send"] = figure(
         [f * 1000 for f in floor], "ms"
     )
@@ -282,6 +321,10 @@ def main() -> None:
             )
         ratios[f"CPU per delta, codex-deck / Codex TUI{against}"] = over(
             "codex-deck: CPU per 1,000 deltas", f"{tui}: CPU per 1,000 deltas"
+        )
+        pace = "CPU a second, an answer at a model's pace"
+        ratios[f"{pace}, codex-deck / Codex TUI{against}"] = over(
+            f"codex-deck: {pace}", f"{tui}: {pace}"
         )
     print(f"\n{deltas:,} deltas per answer")
     for name, ratio in ratios.items():
