@@ -59,6 +59,12 @@ def delta(seq: int, text: str) -> ItemDelta:
     )
 
 
+def answer_started() -> ItemStarted:
+    return ItemStarted(
+        seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
+    )
+
+
 def busy(seconds: float) -> None:
     """Keep the event loop busy, as a heavy frame or a flood of events would."""
     end = time.perf_counter() + seconds
@@ -70,10 +76,7 @@ async def test_frames_slow_down_while_the_program_is_behind_and_speed_up_after()
     app = OneTranscript()
     async with app.run_test() as pilot:
         transcript = app.transcript
-        started = ItemStarted(
-            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
-        )
-        await transcript.apply([started, delta(2, "Hello")])
+        await transcript.apply([answer_started(), delta(2, "Hello")])
         await until(pilot, lambda: transcript.settled, "the first words are drawn")
         assert transcript.frame_seconds == FRAME_SECONDS
 
@@ -128,10 +131,7 @@ async def test_streamed_text_waits_while_a_key_typed_is_not_painted_yet(
         transcript = app.transcript
         screen = transcript.screen
         assert isinstance(screen, PacedScreen)
-        started = ItemStarted(
-            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
-        )
-        await transcript.apply([started, delta(2, "Hello")])
+        await transcript.apply([answer_started(), delta(2, "Hello")])
         await until(pilot, lambda: transcript.settled, "the first words are drawn")
 
         screen.key_coming()
@@ -170,10 +170,7 @@ async def test_each_frame_of_a_streaming_answer_draws_it_once(
     app = PacedTranscript()
     async with app.run_test(size=(80, 24)) as pilot:
         transcript = app.transcript
-        started = ItemStarted(
-            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
-        )
-        await transcript.apply([started])
+        await transcript.apply([answer_started()])
         for seq in range(2, 24):
             if seq == 12:
                 await until(pilot, lambda: transcript.max_scroll_y > 0, "it is over a screen")
@@ -355,10 +352,7 @@ async def test_a_word_added_to_the_last_line_paints_that_line_alone(
     app = PacedTranscript()
     async with app.run_test(size=(80, 24)) as pilot:
         transcript = app.transcript
-        started = ItemStarted(
-            seq=1, at=0.0, conversation_id="c", turn_id="t", item=AgentMessageItem(id="m", text="")
-        )
-        await transcript.apply([started])
+        await transcript.apply([answer_started()])
         paragraphs = "".join(
             " ".join(f"word{seq}-{n}" for n in range(20)) + "\n\n" for seq in range(12)
         )
