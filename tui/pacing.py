@@ -8,15 +8,17 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
+from weakref import WeakKeyDictionary
 
 from textual import events
 from textual.app import App
 from textual.screen import UPDATE_PERIOD, Screen
+from textual.scrollbar import ScrollBar
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import WorkType
 
-from tui.private import paint_asked_now, repaint_pending
+from tui.private import Thumb, paint_asked_now, repaint_pending
 
 FRAME_SHARE = 1 / 3
 """The most of the time frames take while the screen changes without pause: after a frame
@@ -51,6 +53,8 @@ class PacedScreen(Screen[None]):
         """How many times the screen has painted (a frame, when anything had changed)."""
         self.painted_at = 0.0
         """When the last of them ended (`time.perf_counter()`)."""
+        self._thumbs: WeakKeyDictionary[ScrollBar, Thumb] = WeakKeyDictionary()
+        """Where each scroll bar's thumb was at the last frame (`paint_asked_now`)."""
 
     @property
     def keys_first(self) -> bool:
@@ -126,7 +130,7 @@ class PacedScreen(Screen[None]):
     def _compositor_refresh(self) -> None:
         # What this frame's layout moved or resized, and what asked to be painted since the
         # frame began, is painted in it, not in one of its own after it.
-        paint_asked_now(self)
+        paint_asked_now(self, self._thumbs)
         super()._compositor_refresh()
 
     def _paint(self) -> None:

@@ -20,6 +20,12 @@
   answer), which painted again what the layout's frame had just painted, and, besides them,
   every widget under them. The paced screen adds them to the frame being painted
   (`paint_asked_now`, used by `tui/pacing.py`).
+- `ScrollBar.position`, `window_size` and `window_virtual_size`: a scroll bar's thumb could
+  stay drawn where it was after it moved, until something else painted it (a snapshot of the
+  inbox over a transcript showed either, about one run in two). The layout of an anchored
+  container sets its scroll bar's position underneath the reactive (`_reactive_position`, in
+  `Compositor._arrange_root`), which asks for nothing: the likely way. `paint_asked_now`
+  paints a scroll bar whose thumb moved since the last frame.
 - `Compositor._get_renders`: for an update of a few lines (a streaming answer's last line),
   Textual draws every widget under it whole (the screen, each container, the transcript: a
   screenful each) and keeps the lines of the update. `crop_renders` has it draw only the
@@ -50,7 +56,7 @@ every class of `tui` for one).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, MutableMapping, Sequence
 from typing import Any
 
 from rich.style import Style
@@ -60,6 +66,7 @@ from textual.app import App
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -75,6 +82,10 @@ def drop_screen(app: App[Any], screen: Screen[Any]) -> None:
     app._screen_stack.remove(screen)
 
 
+Thumb = tuple[float, int, int]
+"""A scroll bar's position, window size and virtual size: where its thumb is drawn."""
+
+
 def repaint_pending(screen: Screen[Any]) -> None:
     """Have the screen's next frame paint the widgets in view that asked to be drawn again
     and have not yet told the screen."""
@@ -83,12 +94,20 @@ def repaint_pending(screen: Screen[Any]) -> None:
             screen._dirty_widgets.add(widget)
 
 
-def paint_asked_now(screen: Screen[Any]) -> None:
+def paint_asked_now(screen: Screen[Any], thumbs: MutableMapping[ScrollBar, Thumb]) -> None:
     """Add the widgets in view that asked to be painted, and have not told the screen yet,
     to the update it is about to paint, and take back their call for a frame of their own:
     a layout moves scroll bars' thumbs once the regions to paint are chosen, and marks every
-    widget it resizes to be painted whole, which the layout's frame has just done."""
+    widget it resizes to be painted whole, which the layout's frame has just done. A scroll
+    bar whose thumb moved since the last frame is painted too (it may not have asked:
+    `thumbs` holds where each thumb was)."""
     compositor = screen._compositor
+    for widget in compositor.visible_widgets:
+        if isinstance(widget, ScrollBar):
+            thumb = (widget.position, widget.window_size, widget.window_virtual_size)
+            if thumbs.get(widget) != thumb:
+                thumbs[widget] = thumb
+                widget.refresh()
     asked: set[Widget] = {
         widget
         for widget in compositor.visible_widgets

@@ -106,7 +106,7 @@ async def test_a_layout_moves_a_scroll_bar_after_the_regions_to_paint_are_chosen
 
         def noted() -> None:
             refreshes.append(box.vertical_scrollbar._repaint_required)
-            paint_asked_now(screen)
+            paint_asked_now(screen, {})
             refreshes.append(box.vertical_scrollbar._repaint_required)
             refresh()
 
@@ -131,7 +131,7 @@ async def test_a_layout_leaves_what_it_resized_marked_to_be_painted_whole() -> N
 
         def noted() -> None:
             marks.append(bool(text._repaint_regions))
-            paint_asked_now(screen)
+            paint_asked_now(screen, {})
             marks.append(bool(text._repaint_regions) or text._repaint_required)
             refresh()
 
