@@ -64,7 +64,8 @@ async def test_a_transcript_out_of_view_lets_its_widgets_go_and_draws_its_latest
         await app.main.show_conversation(SECOND)
         assert with_widgets(shown) > 0, "nothing is put away before the other is painted"
         await until(pilot, lambda: with_widgets(shown) == 0, "once painted, no widget kept")
-        assert not shown.query(AgentMessage), "nor any child of one"
+        # Their removal from the DOM ends a moment after they are let go.
+        await until(pilot, lambda: not shown.query(AgentMessage), "nor any child of one")
         assert len(shown.entries) == ITEMS * 3 // 2, "its entries stay"
 
         def freed() -> bool:
