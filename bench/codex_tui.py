@@ -76,20 +76,23 @@ class Pty:
         """Seconds since start when `wanted` shows (at or past offset `after` of the text)."""
         deadline = time.perf_counter() + DEADLINE
         while wanted not in self.text[after:]:
-            remaining = deadline - time.perf_counter()
-            readable, _, _ = select.select([self.master], [], [], max(remaining, 0))
-            assert readable, f"{wanted!r} did not show; the screen ended with {self.text[-400:]!r}"
-            self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
+            read = self._read(deadline - time.perf_counter())
+            assert read, f"{wanted!r} did not show; the screen ended with {self.text[-400:]!r}"
         return time.perf_counter() - self.started
+
+    def _read(self, seconds: float) -> bool:
+        """Take what the program wrote, waiting up to `seconds` for it; whether it wrote."""
+        readable, _, _ = select.select([self.master], [], [], max(seconds, 0))
+        if readable:
+            self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
+        return bool(readable)
 
     def read_for(self, seconds: float) -> None:
         """Read the screen as it comes for `seconds` (a program whose output is not read
         stops when the pty's buffer is full)."""
         end = time.perf_counter() + seconds
         while (left := end - time.perf_counter()) > 0:
-            readable, _, _ = select.select([self.master], [], [], left)
-            if readable:
-                self.text += CSI.sub(b"", os.read(self.master, 1 << 16))
+            self._read(left)
 
     def type(self, keys: bytes) -> None:
         os.write(self.master, keys)

@@ -102,17 +102,15 @@ def paint_asked_now(screen: Screen[Any], thumbs: MutableMapping[ScrollBar, Thumb
     bar whose thumb moved since the last frame is painted too (it may not have asked:
     `thumbs` holds where each thumb was)."""
     compositor = screen._compositor
+    asked: set[Widget] = set()
     for widget in compositor.visible_widgets:
         if isinstance(widget, ScrollBar):
             thumb = (widget.position, widget.window_size, widget.window_virtual_size)
             if thumbs.get(widget) != thumb:
                 thumbs[widget] = thumb
                 widget.refresh()
-    asked: set[Widget] = {
-        widget
-        for widget in compositor.visible_widgets
-        if widget._repaint_required or widget._repaint_regions
-    }
+        if widget._repaint_required or widget._repaint_regions:
+            asked.add(widget)
     if asked:
         compositor.update_widgets(asked)
         for widget in asked:
