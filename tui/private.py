@@ -29,7 +29,8 @@
 - `Compositor._get_renders`: for an update of a few lines (a streaming answer's last line),
   Textual draws every widget under it whole (the screen, each container, the transcript: a
   screenful each) and keeps the lines of the update. `crop_renders` has it draw only the
-  rows under the update (`tui/app.py`, when the app starts).
+  rows under the update (`tui/app.py`, when the app starts), and leave out a widget removed
+  since the last layout, which Textual draws with no screen.
 - `TextArea._on_key`: the message boxes take Enter, Tab and Esc before the text area does
   (`tui/widgets/composer.py`, `tui/screens/starting.py`).
 - `TextArea._on_paste`: the message box takes a paste itself (once, large ones as a
@@ -151,9 +152,7 @@ TEXTUAL_GET_RENDERS = Compositor._get_renders
 def _get_renders(
     self: Compositor, crop: Region | None = None
 ) -> Iterable[tuple[Region, Region, list[Strip]]]:
-    if crop is None:
-        return TEXTUAL_GET_RENDERS(self, crop)
-    return _cropped_renders(self, crop)
+    return _cropped_renders(self, crop or self.size.region)
 
 
 def _cropped_renders(
@@ -161,10 +160,14 @@ def _cropped_renders(
 ) -> Iterable[tuple[Region, Region, list[Strip]]]:
     """Each widget under `crop`, its region, its clip cut to the rows of `crop`, and the
     lines of it under both (what Textual's yields, for the rows of each widget the update
-    shows). Whole rows: the compositor cuts each row where widgets start and end."""
+    shows). Whole rows: the compositor cuts each row where widgets start and end.
+
+    A widget removed since the last layout is left out (Textual draws it: one with no
+    screen to draw with, and an answer asking it for its selection raised and ended the app);
+    the layout that drops it is on its way."""
     rows = crop.y, crop.bottom
     for widget, (region, clip) in compositor.visible_widgets.items():
-        if not crop.overlaps(clip):
+        if not crop.overlaps(clip) or not widget.is_attached:
             continue
         top, bottom = max(clip.y, rows[0]), min(clip.bottom, rows[1])
         clip = Region(clip.x, top, clip.width, max(bottom - top, 0))

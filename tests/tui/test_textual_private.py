@@ -18,6 +18,7 @@ from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.dom import NoScreen
 from textual.driver import Driver
 from textual.geometry import Region, Size
 from textual.screen import Screen
@@ -28,6 +29,7 @@ from textual_serve.server import Server
 
 import tui
 from tests.tui.conftest import Deck
+from tui.entries import AgentEntry
 from tui.private import (
     TEXTUAL_CROP_EXTEND,
     TEXTUAL_DIVIDE,
@@ -41,6 +43,7 @@ from tui.private import (
     paint_asked_now,
     repaint_pending,
 )
+from tui.widgets.message import AgentMessage
 
 pytestmark = pytest.mark.anyio
 
@@ -213,6 +216,37 @@ async def test_the_rows_under_an_update_are_drawn_as_a_whole_screen_draws_them(
 
         assert shown(cropped) == shown(whole)
         assert any("on top" in text for row in shown(cropped) for _, text in row)
+
+
+class Answered(App[None]):
+    def compose(self) -> ComposeResult:
+        yield AgentMessage(AgentEntry(key="a", text="The answer, **in bold**"))
+        yield Static("below it")
+
+
+async def test_an_update_before_the_layout_that_drops_a_removed_answer_leaves_it_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Textual draws the widgets of the screen's last layout: one removed since is drawn
+    with no screen, and an answer asks its screen for its selection as it is drawn. With
+    `crop_renders` it is left out until the layout drops it."""
+    monkeypatch.setattr(Compositor, "_get_renders", TEXTUAL_GET_RENDERS)
+    app = Answered()
+    async with app.run_test(size=(40, 8)) as pilot:
+        await pilot.pause()
+        answer = app.query_one(AgentMessage)
+        compositor = app.screen._compositor
+        await answer.remove()
+        assert answer in compositor.visible_widgets, "still in the last layout"
+        with pytest.raises(NoScreen):
+            compositor._render_chops(compositor.size.region, lambda y: True)
+        crop_renders()
+        chops = compositor._render_chops(compositor.size.region, lambda y: True)
+        text = "".join(strip.text for row in chops for strip in row.values())
+        assert "answer" not in text
+        assert "below it" in text
+        await pilot.pause()
+        assert answer not in compositor.visible_widgets
 
 
 def test_a_text_area_takes_keys_in_on_key() -> None:
