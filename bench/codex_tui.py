@@ -51,6 +51,8 @@ PACED_SECONDS = 5.0
 PACED_STOP = 1.0
 """Seconds given to stop the paced answer (Esc) before the app is closed."""
 TICKS = os.sysconf("SC_CLK_TCK")
+LEFT_BEHIND_SECONDS = 10.0
+"""How long the processes a program started may go on once it has ended."""
 
 
 class Pty:
@@ -106,6 +108,10 @@ class Pty:
         )
 
     def close(self) -> None:
+        """End the program, then wait until every process it had started has ended too: the
+        Codex TUI leaves its shell snapshot (a login shell) running some 200 ms after it
+        ends, and the next program measured would start beside it."""
+        started = process_tree(self.process.pid)[1:]
         self.process.terminate()
         try:
             self.process.wait(5)
@@ -113,6 +119,10 @@ class Pty:
             self.process.kill()
             self.process.wait()
         os.close(self.master)
+        deadline = time.perf_counter() + LEFT_BEHIND_SECONDS
+        while any(Path(f"/proc/{pid}").exists() for pid in started):
+            assert time.perf_counter() < deadline, f"processes left running: {started}"
+            time.sleep(0.01)
 
 
 def process_tree(pid: int) -> list[int]:
