@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from tui.collector import CHECK_SECONDS, Collector
 from tui.controls import DropControls
 from tui.first_frame import ENDINGS
 from tui.notify import alert
+from tui.pacing import after_painted
 from tui.palette import main_commands
 from tui.private import crop_renders, drop_screen, mend_strips
 from tui.replay_keys import ReplayKeys
@@ -134,8 +136,9 @@ class CodexDeckApp(ReplayKeys):
         was wrong with them that the main screen tells."""
         self._warnings: list[str] = []
         self._check_again = check_again
-        """Run in a thread once the engine is up: the settings checked again (`prepare` may
-        take them as they were checked last), and what that says that was not said."""
+        """Run in a thread once the frame that shows the engine up is painted: the settings
+        checked again (`prepare` may take them as they were checked last), and what that says
+        that was not said."""
         self._recorder: Recorder | None = None
         """Writes the session's events (`codex-deck --record`)."""
         if record is not None:
@@ -337,9 +340,9 @@ class CodexDeckApp(ReplayKeys):
                     first.cancel()  # not awaited: the app closed meanwhile
             self._collector.settled()
             self.call_after_refresh(self._warm_up)  # after the frame that shows it ready
-            if self._check_again is not None:
-                self.run_worker(self._settings_again(self._check_again), group="settings")
-                self._check_again = None
+            check, self._check_again = self._check_again, None
+            if check is not None:  # its pydantic import, beside the frame, would delay it
+                after_painted(self.main, partial(self._settings_again, check))
             hints, self._hints = self._hints, None
             for hint in await hints() if hints is not None else []:
                 self.notify(hint, timeout=15, markup=False)

@@ -198,6 +198,9 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         # Until the app takes these over: end by unwinding, so that what was started ahead
         # (codex, the demo's place and model) is closed on the way out.
         signal.signal(ending, end_as_told)
+    from tui.collector import before_start
+
+    before_start()
     startup: Startup | None = None
     frame: FirstFrame | None = None
     try:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -16,8 +17,11 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from bench.figures import idle_conversation
 from engine.errors import CodexNotFound
+from engine.events import ConversationUpdated
 from engine.frontend import Backend
+from engine.replay import replay_backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
@@ -25,6 +29,7 @@ from tests.tui.conftest import Deck, engine_on, ready, transcript, until
 from themes import STYLESHEET
 from themes.built import DARK, THEMES
 from tui.app import CodexDeckApp
+from tui.pacing import PacedScreen
 from tui.screens.main import MainScreen
 from tui.screens.starting import StartingBox, StartingScreen
 from tui.widgets.composer import Composer
@@ -227,3 +232,48 @@ def test_the_first_frame_is_painted_before_pydantic_is_imported() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+async def test_the_settings_are_checked_again_after_the_frame_that_shows_the_engine_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The second check of the settings imports pydantic (some 100 ms of CPU, in a thread
+    that shares the interpreter with the app): it begins once the frame that shows the engine
+    up has been painted, not beside it. What it finds is told."""
+    up = anyio.Event()
+    held = True
+    backend_ready = MainScreen.backend_ready
+    paint = PacedScreen._paint
+
+    async def noting(main: MainScreen, *args: Any) -> None:
+        await backend_ready(main, *args)
+        up.set()
+
+    def painting(screen: PacedScreen) -> None:
+        if not (held and up.is_set()):
+            paint(screen)
+
+    monkeypatch.setattr(MainScreen, "backend_ready", noting)
+    monkeypatch.setattr(PacedScreen, "_paint", painting)
+    checked: list[str] = []
+
+    def check_again() -> list[str]:
+        checked.append(app.main.status.engine_state)
+        return ["a key codex-deck does not know"]
+
+    shown = ConversationUpdated(
+        seq=1, at=4e9, conversation_id="c1", info=idle_conversation("c1", "settled")
+    )
+    app = CodexDeckApp(Settings(), replay_backend([shown]), check_again=check_again)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, up.is_set, "the engine is shown up")
+        for _ in range(10):
+            await pilot.pause(0.02)
+        assert not checked, "not checked before the frame that shows the engine up"
+        held = False
+        await until(pilot, lambda: checked, "the settings are checked again")
+        await until(
+            pilot,
+            lambda: any("does not know" in str(n.message) for n in app._notifications),
+            "what the check found is told",
+        )
