@@ -277,3 +277,35 @@ async def test_the_settings_are_checked_again_after_the_frame_that_shows_the_eng
             lambda: any("does not know" in str(n.message) for n in app._notifications),
             "what the check found is told",
         )
+
+
+async def test_the_conversation_and_the_engine_up_are_shown_in_one_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the engine is up, the frame that shows its conversation also says so, and is
+    painted at once: not the conversation first and the state a paced frame later (some
+    50 ms of the start). What comes between takes a while here (codex's start-up notices are
+    put in the transcript then)."""
+    frames: list[tuple[str | None, str]] = []
+    paint = PacedScreen._paint
+    show_conversation = MainScreen.show_conversation
+
+    def noting(screen: PacedScreen) -> None:
+        paint(screen)
+        if isinstance(screen, MainScreen):
+            frames.append((screen.current, screen.status.engine_state))
+
+    async def slowly(main: MainScreen, conversation_id: str) -> None:
+        await show_conversation(main, conversation_id)
+        await anyio.sleep(0.1)
+
+    monkeypatch.setattr(PacedScreen, "_paint", noting)
+    monkeypatch.setattr(MainScreen, "show_conversation", slowly)
+    shown = ConversationUpdated(
+        seq=1, at=4e9, conversation_id="c1", info=idle_conversation("c1", "settled")
+    )
+    app = CodexDeckApp(Settings(), replay_backend([shown]))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: ("c1", "replay (read-only)") in frames, "the engine is up")
+        first = next(frame for frame in frames if frame[0] == "c1")
+        assert first == ("c1", "replay (read-only)")

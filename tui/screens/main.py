@@ -158,8 +158,16 @@ class MainScreen(PickingScreen):
         self.query_one(TracePane).backend = backend
         if backend.offline:
             self.view.welcome = self._demo_tour
-        if first is not None:
-            await self._update_conversation(await first)
+        started = await first if first is not None else None  # frames go on while codex answers
+        # Shown up in one frame, painted at once (not half of it, then the rest a frame later).
+        async with self.changing():
+            await self._show_engine_up(backend, started)
+
+    async def _show_engine_up(self, backend: Backend, started: ConversationInfo | None) -> None:
+        """What the engine has, or the conversation `started` for the user, shown, and the
+        engine said to be up."""
+        if started is not None:
+            await self._update_conversation(started)
         else:
             for info in backend.conversations():
                 await self._update_conversation(info)
