@@ -173,20 +173,24 @@ class MarkdownChunk(SizedByLayout):
 
     def _add(self, pieces: list[str], drawn: list[list[Strip] | None], tail: str) -> None:
         kept = self._top(len(self._pieces))  # the lines above the tail stay as they are
+        before = None if pieces else self._tail_lines  # the tail as last drawn, if it stays one
         self._pieces += pieces
         self._drawn += drawn
         self._shapes += [None if lines is None else _shape(lines) for lines in drawn]
         self._tail = tail
         self._tops = self._tail_lines = None
-        self._painted = {y: line for y, line in self._painted.items() if y < kept}
-        # Textual's own refresh: the lines above `kept` stay painted. An answer as tall as
-        # it was (the tail grew within its last line: most frames of an answer streamed at
-        # a model's pace) is painted from there down, without a layout of the screen.
         height = self.size.height
-        changed = Region(0, kept, self.size.width, max(height - kept, 0))
         same_height = self._laid_out_for is not None and (
             self._lay_out(self._laid_out_for[0]) == height
         )
+        if before is not None and self._laid_out_for is not None:
+            kept += _same_lines(before, self._tail_block())  # words added to its last lines
+        self._painted = {y: line for y, line in self._painted.items() if y < kept}
+        # Textual's own refresh: the lines above `kept` (the tail's first lines, which words
+        # added to its end leave as they were) stay painted. An answer as tall as it was (the
+        # tail grew within its last line: most frames of an answer streamed at a model's
+        # pace) is painted from there down, without a layout of the screen.
+        changed = Region(0, kept, self.size.width, max(height - kept, 0))
         super().refresh(changed, layout=not same_height)
         self._rest_later()
 
@@ -410,10 +414,17 @@ class MarkdownChunk(SizedByLayout):
             if self._moved:  # a piece drawn had another height: the lines under it moved
                 return super().render_lines(crop)
             painted.update(zip(range(start, end), made, strict=True))
-        self._painted = {y: painted[y] for y in crop.line_range}
+        lines = [painted[y] for y in crop.line_range]
+        # The lines in view are kept: a frame that paints one line (a word added) is often
+        # followed by one that paints them all (the answer grew a line and moved up).
+        top = self._view_top()
+        shown = range(top, top + self._view_lines())
+        self._painted = {
+            y: line for y, line in painted.items() if y in shown or y in crop.line_range
+        }
         if crop.x == 0 and crop.width == width:
-            return list(self._painted.values())
-        return [line.crop(crop.x, crop.right) for line in self._painted.values()]
+            return lines
+        return [line.crop(crop.x, crop.right) for line in lines]
 
     def render_line(self, y: int) -> Strip:
         line = self._line(y)
@@ -472,6 +483,16 @@ def _shape(lines: list[Strip]) -> Shape:
     return Shape(
         len(lines), bool(lines and lines[0].cell_length), bool(lines and lines[-1].cell_length)
     )
+
+
+def _same_lines(before: list[Strip], after: list[Strip]) -> int:
+    """How many lines `after` starts with that `before` has too, in the same places."""
+    same = 0
+    for old, new in zip(before, after, strict=False):
+        if old != new:
+            break
+        same += 1
+    return same
 
 
 def _apart(above: Shape | None, below: Shape | None) -> bool:
