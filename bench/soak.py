@@ -77,6 +77,16 @@ class Turns:
     codex: list[float] = field(default_factory=list)
     """codex's CPU time (its app-server's process and what it started)."""
 
+    def by_name(self) -> dict[str, list[float]]:
+        """Each figure of a turn, by the name the table gives it."""
+        return {
+            "longest stall": self.stalls,
+            "Enter → end shown": self.took,
+            "longest frame's CPU": self.frames,
+            "app CPU a turn": self.cpu,
+            "codex's CPU a turn": self.codex,
+        }
+
 
 @dataclass
 class Soaked:
@@ -213,9 +223,9 @@ def main() -> None:
     name = f"{TURNS} turns of 20k tokens"
     figures = {}
     ratios = {f"{name}: RSS after {TURNS} / after {COMPARED}": soaked.rss_late / soaked.rss_early}
-    for what, attribute in MEASURED.items():
-        values = getattr(soaked.turns, attribute)
-        after, new = getattr(soaked.after, attribute), getattr(soaked.new, attribute)
+    afters, news = soaked.after.by_name(), soaked.new.by_name()
+    for what, values in soaked.turns.by_name().items():
+        after, new = afters[what], news[what]
         figures[f"{name}: {what}, first {COMPARED} turns"] = figure(values[first], "ms")
         figures[f"{name}: {what}, last {COMPARED} turns"] = figure(values[last], "ms")
         figures[f"{name}: {what}, {COMPARED} turns after"] = figure(after, "ms")
@@ -233,16 +243,6 @@ def main() -> None:
     for ratio, value in ratios.items():
         print(f"{ratio}: {value:.2f}x")
     save(figures, ratios)
-
-
-MEASURED = {
-    "longest stall": "stalls",
-    "Enter → end shown": "took",
-    "longest frame's CPU": "frames",
-    "app CPU a turn": "cpu",
-    "codex's CPU a turn": "codex",
-}
-"""Each figure of a turn, and the attribute of `Turns` that holds it."""
 
 
 if __name__ == "__main__":
