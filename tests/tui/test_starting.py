@@ -25,7 +25,7 @@ from engine.replay import replay_backend
 from engine.scripted_model import ScriptedModel
 from engine.settings import Settings
 from engine.transport.offline import offline_settings
-from tests.tui.conftest import Deck, engine_on, ready, transcript, until
+from tests.tui.conftest import DEADLINE_SECONDS, Deck, engine_on, ready, transcript, until
 from themes import STYLESHEET
 from themes.built import DARK, THEMES
 from tui.app import CodexDeckApp
@@ -284,8 +284,8 @@ async def test_the_conversation_and_the_engine_up_are_shown_in_one_frame(
 ) -> None:
     """Once the engine is up, the frame that shows its conversation also says so, and is
     painted at once: not the conversation first and the state a paced frame later (some
-    50 ms of the start). What comes between takes a while here (codex's start-up notices are
-    put in the transcript then)."""
+    50 ms of the start). Here the screen handles what showing the conversation asked of it
+    before the rest is shown (as when codex's start-up notices are put in the transcript)."""
     frames: list[tuple[str | None, str]] = []
     paint = PacedScreen._paint
     show_conversation = MainScreen.show_conversation
@@ -297,7 +297,10 @@ async def test_the_conversation_and_the_engine_up_are_shown_in_one_frame(
 
     async def slowly(main: MainScreen, conversation_id: str) -> None:
         await show_conversation(main, conversation_id)
-        await anyio.sleep(0.1)
+        handled = anyio.Event()
+        main.call_later(handled.set)  # queued after what showing it asked (a frame, say)
+        with anyio.fail_after(DEADLINE_SECONDS):
+            await handled.wait()
 
     monkeypatch.setattr(PacedScreen, "_paint", noting)
     monkeypatch.setattr(MainScreen, "show_conversation", slowly)
