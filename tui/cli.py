@@ -198,9 +198,9 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         # Until the app takes these over: end by unwinding, so that what was started ahead
         # (codex, the demo's place and model) is closed on the way out.
         signal.signal(ending, end_as_told)
-    from tui.collector import before_start
+    from tui.collector import young_passes_only
 
-    before_start()
+    young_passes_only()
     startup: Startup | None = None
     frame: FirstFrame | None = None
     try:

@@ -40,11 +40,12 @@ CHECK_SECONDS = 0.5
 """How often the app asks `check` whether it is time."""
 
 
-def before_start() -> None:
-    """Until the app starts (when `Collector.start` takes over), collect as it will: the
-    start-up makes modules, classes and the first screens, which live as long as the app, and
-    each pass over the older generations walked them again (some 10 ms of the 150 ms of CPU
-    the app's import takes)."""
+def young_passes_only() -> None:
+    """Collect the young generation by itself, the older ones only when `Collector.check`
+    asks. Set from before the app's import on (`tui.cli`): the start-up makes modules,
+    classes and the first screens, which live as long as the app, and each pass over the
+    older generations walked them again (some 10 ms of the 150 ms of CPU the app's import
+    takes)."""
     gc.set_threshold(YOUNG_THRESHOLD, NEVER, NEVER)
 
 
@@ -63,7 +64,7 @@ class Collector:
         live as long as the app) is set aside, so that no pass walks it again. (A pass at
         this moment finds no garbage, and would take 45 ms.)"""
         gc.freeze()
-        gc.set_threshold(YOUNG_THRESHOLD, NEVER, NEVER)
+        young_passes_only()
 
     def settled(self) -> None:
         """The start-up is over (the engine is open and shown, or failed)."""

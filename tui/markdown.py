@@ -185,13 +185,12 @@ class MarkdownChunk(SizedByLayout):
         )
         if before is not None and self._laid_out_for is not None:
             kept += _same_lines(before, self._tail_block())  # words added to its last lines
-        self._painted = {y: line for y, line in self._painted.items() if y < kept}
-        # Textual's own refresh: the lines above `kept` (the tail's first lines, which words
-        # added to its end leave as they were) stay painted. An answer as tall as it was (the
-        # tail grew within its last line: most frames of an answer streamed at a model's
-        # pace) is painted from there down, without a layout of the screen.
+        # The lines above `kept` (the tail's first lines, which words added to its end leave
+        # as they were) stay painted. An answer as tall as it was (the tail grew within its
+        # last line: most frames of an answer streamed at a model's pace) is painted from
+        # there down, without a layout of the screen.
         changed = Region(0, kept, self.size.width, max(height - kept, 0))
-        super().refresh(changed, layout=not same_height)
+        self.refresh(changed, layout=not same_height)
         self._rest_later()
 
     def clear(self) -> None:
