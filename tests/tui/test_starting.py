@@ -249,8 +249,12 @@ async def test_the_settings_are_checked_again_after_the_frame_that_shows_the_eng
         await backend_ready(main, *args)
         up.set()
 
+    held_frames: list[PacedScreen] = []
+
     def painting(screen: PacedScreen) -> None:
-        if not (held and up.is_set()):
+        if held and up.is_set():
+            held_frames.append(screen)  # a frame the screen would have painted
+        else:
             paint(screen)
 
     monkeypatch.setattr(MainScreen, "backend_ready", noting)
@@ -267,8 +271,7 @@ async def test_the_settings_are_checked_again_after_the_frame_that_shows_the_eng
     app = CodexDeckApp(Settings(), replay_backend([shown]), check_again=check_again)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, up.is_set, "the engine is shown up")
-        for _ in range(10):
-            await pilot.pause(0.02)
+        await until(pilot, lambda: len(held_frames) >= 3, "frames come and are held back")
         assert not checked, "not checked before the frame that shows the engine up"
         held = False
         await until(pilot, lambda: checked, "the settings are checked again")
