@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Literal
 
 import anyio
+import msgspec
 
 from engine.conversations.core import Core
 from engine.conversations.restore import Restorer
@@ -55,8 +55,7 @@ async def attached(attach: Attach, max_line_bytes: int) -> AsyncIterator[AppServ
         yield server
 
 
-@dataclass(frozen=True)
-class Reach:
+class Reach(msgspec.Struct, frozen=True):
     """How codex is reached: the first connection, and how to get another when it drops."""
 
     first: AbstractAsyncContextManager[AppServer]

@@ -12,7 +12,6 @@ import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -50,8 +49,7 @@ HOST_SEQ = 64
 plus its host's place: unique across hosts, in each host's order."""
 
 
-@dataclass(eq=False)
-class Host:
+class Host(msgspec.Struct, eq=False):
     """One machine's codex: how it is reached and, once it is, its engine."""
 
     name: str
@@ -61,7 +59,7 @@ class Host:
     engine: Engine | None = None
     status: EngineStatus | None = None
     """How it is, as last told."""
-    opening: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    opening: anyio.CancelScope = msgspec.field(default_factory=anyio.CancelScope)
     """Its opening, given up when the deck closes first (a host that does not answer would
     hold the closing for as long as its connection takes to fail)."""
 
@@ -382,7 +380,7 @@ class Deck:
     async def search(self, query: str, limit: int = SEARCH_HITS) -> list[SearchHit]:
         """Every host's hits, newest first."""
         hits = [
-            replace(hit, host=host.name)
+            msgspec.structs.replace(hit, host=host.name)
             for host, engine in self._engines()
             for hit in await engine.search(query, limit)
         ]

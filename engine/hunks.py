@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.protocol import FileChange
 
@@ -19,8 +20,7 @@ class RevertRefused(ValueError):
     """The file is not as the change left it where a hunk to take back is; nothing changed."""
 
 
-@dataclass(frozen=True)
-class Hunk:
+class Hunk(msgspec.Struct, frozen=True):
     """One hunk of a change: where it is (1-based, as in its header) and its lines, the
     context in both."""
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class SubmitOutcome:
+
+class SubmitOutcome(msgspec.Struct, frozen=True):
     """What became of a submission. When not accepted, nothing was sent."""
 
     accepted: bool
@@ -16,8 +16,7 @@ class SubmitOutcome:
     submission_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CommandResult:
+class CommandResult(msgspec.Struct, frozen=True):
     """The result of a line of input; `conversation_id` names a conversation /new made."""
 
     ok: bool

@@ -11,11 +11,11 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import platformdirs
 from textual import events, work
 from textual.app import App, SystemCommand
@@ -64,8 +64,7 @@ SIGNED_OUT_HERE = (
 )
 
 
-@dataclass(frozen=True)
-class SignIn:
+class SignIn(msgspec.Struct, frozen=True):
     """How the app signs the user's codex in: `open_account` opens their codex for it,
     `open_live` is the backend to run on afterwards; `offer_at_start` shows the screen
     when the app had to start on the demo."""
@@ -348,7 +347,7 @@ class CodexDeckApp(ReplayKeys):
                 self.notify(hint, timeout=15, markup=False)
             signed_out = backend.offline or backend.needs_sign_in
             if signed_out and self._sign_in is not None and self._sign_in.offer_at_start:
-                self._sign_in = replace(self._sign_in, offer_at_start=False)
+                self._sign_in = msgspec.structs.replace(self._sign_in, offer_at_start=False)
                 self.offer_sign_in(SIGNED_OUT if backend.offline else SIGNED_OUT_HERE)
             from tui.bridge import EngineBatch
 

@@ -6,8 +6,7 @@ conversation of thousands of items costs the widgets of a few hundred.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 from textual.widget import Widget
 
 from engine.events import InteractionInfo, NoticeLevel, PlanUpdated, TurnCompleted
@@ -37,32 +36,27 @@ SHOWN_PROMPT_CHARS = 100
 """Command output kept for the screen; past it the oldest output is dropped."""
 
 
-@dataclass(eq=False, kw_only=True)
-class Entry:
+class Entry(msgspec.Struct, eq=False, kw_only=True):
     key: str
-    widget: Widget | None = field(default=None, repr=False)
+    widget: Widget | None = None
     """The widget showing the entry, while it is in the window."""
 
 
-@dataclass(eq=False, kw_only=True)
-class UserEntry(Entry):
+class UserEntry(Entry, eq=False, kw_only=True):
     text: str = ""
     steered: bool = False
     images: tuple[str, ...] = ()
 
 
-@dataclass(eq=False, kw_only=True)
-class AgentEntry(Entry):
+class AgentEntry(Entry, eq=False, kw_only=True):
     text: str = ""
 
 
-@dataclass(eq=False, kw_only=True)
-class ReasoningEntry(Entry):
+class ReasoningEntry(Entry, eq=False, kw_only=True):
     text: str = ""
 
 
-@dataclass(eq=False, kw_only=True)
-class CommandEntry(Entry):
+class CommandEntry(Entry, eq=False, kw_only=True):
     item: CommandExecutionItem
     output: str = ""
     status: str
@@ -82,43 +76,36 @@ class CommandEntry(Entry):
         self.output = text
 
 
-@dataclass(eq=False, kw_only=True)
-class FileChangeEntry(Entry):
+class FileChangeEntry(Entry, eq=False, kw_only=True):
     item: FileChangeItem
     status: str
 
 
-@dataclass(eq=False, kw_only=True)
-class ToolEntry(Entry):
+class ToolEntry(Entry, eq=False, kw_only=True):
     item: KnownItem | UnknownItem
     status: str = "completed"
 
 
-@dataclass(eq=False, kw_only=True)
-class NoticeEntry(Entry):
+class NoticeEntry(Entry, eq=False, kw_only=True):
     level: NoticeLevel = "info"
     text: str = ""
 
 
-@dataclass(eq=False, kw_only=True)
-class TurnEntry(Entry):
+class TurnEntry(Entry, eq=False, kw_only=True):
     event: TurnCompleted
 
 
-@dataclass(eq=False, kw_only=True)
-class PlanEntry(Entry):
+class PlanEntry(Entry, eq=False, kw_only=True):
     event: PlanUpdated
 
 
-@dataclass(eq=False, kw_only=True)
-class ReviewEntry(Entry):
+class ReviewEntry(Entry, eq=False, kw_only=True):
     """A review codex finished: what it says overall, and its findings."""
 
     item: ReviewModeItem
 
 
-@dataclass(eq=False, kw_only=True)
-class ApprovalEntry(Entry):
+class ApprovalEntry(Entry, eq=False, kw_only=True):
     info: InteractionInfo
     resolution: str = ""
 

@@ -5,10 +5,10 @@ characters to an eighth of a cell."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Literal
 
+import msgspec
 from rich.text import Text
 
 from engine.events import (
@@ -44,8 +44,7 @@ LABEL_WIDTH = 18
 TOOK_WIDTH = 8
 
 
-@dataclass(eq=False)
-class Span:
+class Span(msgspec.Struct, eq=False):
     kind: SpanKind
     label: str
     start: float
@@ -53,8 +52,7 @@ class Span:
     """None while it is still going."""
 
 
-@dataclass
-class Timeline:
+class Timeline(msgspec.Struct):
     turn_id: str
     start: float
     end: float | None

@@ -3,7 +3,7 @@ and their output, diffs, requests, notices), in the order they are shown."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from engine import excerpt, item_texts, matches
 from tui.entries import (
@@ -23,12 +23,11 @@ MAX_MATCHES = 5000
 """Matches counted at most (the bar says when there are more)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(msgspec.Struct, frozen=True):
     entry: int
     """The index of the entry in the transcript."""
     where: str
-    text: str = field(repr=False)
+    text: str
     """The text of the entry it was found in."""
     start: int
     """Where the match starts in `text`."""

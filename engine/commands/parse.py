@@ -9,7 +9,8 @@ naming the command and its usage — the text is never sent to the model.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.commands.arguments import (
     approvals,
@@ -79,8 +80,7 @@ def rules(rest: str) -> Rules:
     raise ValueError("takes nothing, or remove N (N as it lists them)")
 
 
-@dataclass(frozen=True, slots=True)
-class Usage:
+class Usage(msgspec.Struct, frozen=True):
     name: str
     arguments: str
     summary: str

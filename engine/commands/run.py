@@ -7,8 +7,9 @@ side questions, the account)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from engine.account import Account
 from engine.commands import kinds
@@ -37,8 +38,7 @@ from engine.side_chats.questions import SideQuestions
 from engine.transport.offline import is_offline
 
 
-@dataclass(frozen=True)
-class Rooms:
+class Rooms(msgspec.Struct, frozen=True):
     """The rooms of the conversation core the commands go to."""
 
     turns: Turns

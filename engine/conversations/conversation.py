@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
+import msgspec
 
 from engine.conversations.item_keys import ItemKeys
 from engine.events import BUSY_STATES, ConversationInfo, ConversationState
@@ -28,8 +28,7 @@ SubmissionState = Literal["queued", "sent", "completed", "failed", "interrupted"
 SubmissionMode = Literal["start", "steer", "queue"]
 
 
-@dataclass(eq=False)
-class Submission:
+class Submission(msgspec.Struct, eq=False):
     """A message from the user and what became of it.
 
     Its id is the `clientUserMessageId` codex records with the message, made before anything
@@ -40,10 +39,10 @@ class Submission:
     generation: int
     text: str
     mode: SubmissionMode
-    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    id: str = msgspec.field(default_factory=lambda: uuid.uuid4().hex)
     state: SubmissionState = "queued"
     turn_id: str | None = None
-    created_at: float = field(default_factory=time.time)
+    created_at: float = msgspec.field(default_factory=time.time)
     images: tuple[str, ...] = ()
     """Paths of the images sent with the text (as `localImage` input)."""
     context: int = 0
@@ -57,8 +56,7 @@ class Submission:
     """Its outcome after codex went away has been looked up (and said) in this run."""
 
 
-@dataclass(frozen=True)
-class SideContext:
+class SideContext(msgspec.Struct, frozen=True):
     """A side chat's answer (or the part of it the user chose), brought into its conversation
     to go with the next message."""
 
@@ -79,8 +77,7 @@ class SideContext:
         )
 
 
-@dataclass(frozen=True)
-class RevertNote:
+class RevertNote(msgspec.Struct, frozen=True):
     """What the user took back of a change codex made, and why, to go with the next
     message (when no turn runs to be told at once)."""
 
@@ -100,8 +97,7 @@ def with_context(text: str, context: list[Brought]) -> str:
     return "\n\n".join([*(part.block() for part in context), text])
 
 
-@dataclass(eq=False)
-class Conversation:
+class Conversation(msgspec.Struct, eq=False):
     """The engine's record of a conversation; only the engine changes it."""
 
     id: str
@@ -112,34 +108,34 @@ class Conversation:
     generation: int = 0
     thread: ThreadOpened | None = None
     archived: bool = False
-    images: list[AttachedImage] = field(default_factory=list)
+    images: list[AttachedImage] = msgspec.field(default_factory=list)
     """Images staged for the next message."""
-    context: list[Brought] = field(default_factory=list)
+    context: list[Brought] = msgspec.field(default_factory=list)
     """Side answers the user brought in, and what the user took back of a change, to go
     with the next message (then let go)."""
-    queue: deque[Submission] = field(default_factory=deque)
+    queue: deque[Submission] = msgspec.field(default_factory=deque)
     queue_held: bool = False
     """After a stop, queued messages wait for the next message instead of starting."""
     submission: Submission | None = None
-    unsettled: list[Submission] = field(default_factory=list)
+    unsettled: list[Submission] = msgspec.field(default_factory=list)
     """Messages whose outcome is unknown (codex went away while they were in flight)."""
-    steered: list[Submission] = field(default_factory=list)
+    steered: list[Submission] = msgspec.field(default_factory=list)
     """Messages sent into the running turn; they end with it."""
     turn_id: str | None = None
     turn_started_at: float | None = None
     stop_requested: bool = False
     token_usage: TokenUsage | None = None
-    open_items: dict[str, KnownItem | UnknownItem] = field(default_factory=dict)
+    open_items: dict[str, KnownItem | UnknownItem] = msgspec.field(default_factory=dict)
     """The running turn's items that have not completed, by codex's id (each under its key)."""
-    item_keys: ItemKeys = field(default_factory=ItemKeys)
-    finished_turns: set[str] = field(default_factory=set)
+    item_keys: ItemKeys = msgspec.field(default_factory=ItemKeys)
+    finished_turns: set[str] = msgspec.field(default_factory=set)
     last_diff: str | None = None
     latest_turn_diff: str | None = None
     review_said: str | None = None
     """The text of the review the running turn ended (codex repeats it as an answer)."""
     """The diff of the latest turn that changed files (kept once the turn has ended)."""
-    warned: set[str] = field(default_factory=set)
-    grants: list[str] = field(default_factory=list)
+    warned: set[str] = msgspec.field(default_factory=set)
+    grants: list[str] = msgspec.field(default_factory=list)
     """Approvals given for the whole session (or saved as rules), in words."""
     plan_mode: bool = False
     """Turns run in codex's plan collaboration mode (it may ask questions)."""
@@ -155,7 +151,7 @@ class Conversation:
     """Set with /provider; its threads run on it."""
     reasoning_effort: ReasoningEffort | None = None
     """Set with /model; applies from the next turn."""
-    turn_ended: anyio.Event = field(default_factory=anyio.Event)
+    turn_ended: anyio.Event = msgspec.field(default_factory=anyio.Event)
     host: str | None = None
     """The machine whose codex holds it (None: the only codex there is)."""
 

@@ -3,8 +3,7 @@ all work with, made once by the Engine."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from anyio.abc import TaskGroup
 
 from engine.conversations.conversation import Conversations
@@ -18,8 +17,7 @@ from engine.settings import Settings
 from engine.transport.appserver import AppServer
 
 
-@dataclass(frozen=True)
-class Core:
+class Core(msgspec.Struct, frozen=True):
     settings: Settings
     conversations: Conversations
     router: Router

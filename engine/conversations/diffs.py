@@ -4,8 +4,9 @@ files for a view with a file list."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 from engine import protocol as wire
 from engine.conversations.core import Core
@@ -22,16 +23,14 @@ class DiffUnavailable(CodexDeckError):
     """There is no diff to show; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class FileDiff:
+class FileDiff(msgspec.Struct, frozen=True):
     path: str
     kind: Literal["changed", "new", "deleted", "renamed"]
     diff: str
     """The file's part of the unified diff, its hunks."""
 
 
-@dataclass(frozen=True, slots=True)
-class DiffView:
+class DiffView(msgspec.Struct, frozen=True):
     title: str
     files: tuple[FileDiff, ...]
     note: str = ""

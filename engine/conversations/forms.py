@@ -6,14 +6,14 @@ format, length bounds or a choice of values), numbers, integers or booleans, som
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 FieldKind = Literal["string", "number", "integer", "boolean", "choice"]
 
 
-@dataclass(frozen=True, slots=True)
-class FormField:
+class FormField(msgspec.Struct, frozen=True):
     name: str
     kind: FieldKind
     title: str

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from engine import protocol as wire
@@ -38,8 +38,7 @@ EARLIER_ITEMS = 300
 """About how many more items each step back brings."""
 
 
-@dataclass
-class Part:
+class Part(msgspec.Struct):
     """A turn, or the part of it read: its items (oldest first, each under its name), and
     whether the part holds the turn's end (its newest part does)."""
 

@@ -10,10 +10,10 @@ import json
 import secrets
 import shlex
 import time
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
+import msgspec
 
 from engine.conversations.forms import form_problems
 from engine.events import InteractionInfo, InteractionKind
@@ -49,26 +49,22 @@ ID_LENGTH = 4
 ApproveScope = Literal["once", "session", "rule", "network"]
 
 
-@dataclass(frozen=True, slots=True)
-class Approve:
+class Approve(msgspec.Struct, frozen=True):
     """Accept. `session`: the same again is accepted for the rest of the session; `rule`:
     also save the command-prefix rule codex offers; `network`: save the host rule it offers."""
 
     scope: ApproveScope = "once"
 
 
-@dataclass(frozen=True, slots=True)
-class Decline:
+class Decline(msgspec.Struct, frozen=True):
     """Refuse; the turn goes on."""
 
 
-@dataclass(frozen=True, slots=True)
-class Cancel:
+class Cancel(msgspec.Struct, frozen=True):
     """Refuse and end the turn."""
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(msgspec.Struct, frozen=True):
     """An answer to a question or form: text, or JSON (an object by question id)."""
 
     value: Any
@@ -81,8 +77,7 @@ class AnswerDoesNotFit(ValueError):
     """The answer is not one this kind of interaction takes."""
 
 
-@dataclass(eq=False)
-class PendingInteraction:
+class PendingInteraction(msgspec.Struct, eq=False):
     """One interaction and the reply it is waiting for."""
 
     info: InteractionInfo
@@ -92,7 +87,7 @@ class PendingInteraction:
     """An answer to it must never be stored, traced or shown."""
     outcome: Outcome | None = None
     reply: WireModel | None = None
-    done: anyio.Event = field(default_factory=anyio.Event)
+    done: anyio.Event = msgspec.field(default_factory=anyio.Event)
 
     def resolve(self, reply: WireModel, outcome: Outcome) -> None:
         self.reply = reply

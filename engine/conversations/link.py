@@ -4,10 +4,10 @@ codex asks here first."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Literal
 
 import anyio
+import msgspec
 
 from engine.errors import ConnectionClosed
 from engine.transport.appserver import AppServer
@@ -15,8 +15,7 @@ from engine.transport.appserver import AppServer
 LinkStatus = Literal["online", "stopping", "failed"]
 
 
-@dataclass(eq=False)
-class Link:
+class Link(msgspec.Struct, eq=False):
     reached: AppServer | None
     """The codex in use: it changes when codex is started (or reached) again. None while
     codex has not been reached since codex-deck started (`unreached` says why)."""
@@ -27,7 +26,7 @@ class Link:
     shared: bool = False
     """codex runs on without codex-deck (attached to with --connect): closing codex-deck
     detaches, and stops nothing there."""
-    back: anyio.Event = field(default_factory=anyio.Event)
+    back: anyio.Event = msgspec.field(default_factory=anyio.Event)
     """Unset while codex is being started (or reached) again after it went away; set when
     it is back, or will not be."""
     unreached: str = ""

@@ -8,8 +8,9 @@ finished, or not found at all, its result is unknown. Nothing is ever sent again
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import cast
+
+import msgspec
 
 from engine.conversations.conversation import (
     Conversation,
@@ -23,8 +24,7 @@ from engine.records.store import StoredConversation, StoredSubmission
 QUOTE_CHARS = 60
 
 
-@dataclass(frozen=True, slots=True)
-class Settled:
+class Settled(msgspec.Struct, frozen=True):
     state: SubmissionState
     turn_id: str | None
     explanation: str

@@ -5,7 +5,6 @@ reply (or a decline, when it can wait no more), and codex gets it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -33,11 +32,10 @@ from engine.transport.appserver import IncomingRequest
 from engine.transport.rpc import RequestId
 
 
-@dataclass(eq=False)
-class _Asked:
+class _Asked(msgspec.Struct, eq=False):
     """A server request seen in the stream, and the interaction opened for it (if any)."""
 
-    ready: anyio.Event = field(default_factory=anyio.Event)
+    ready: anyio.Event = msgspec.field(default_factory=anyio.Event)
     pending: PendingInteraction | None = None
 
 

@@ -5,8 +5,9 @@ read back out of its review text: priority, file, lines and what is wrong."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from engine import protocol as wire
 from engine.conversations.core import Core
@@ -18,8 +19,7 @@ from engine.results import CommandResult
 _FINDING = re.compile(r"^- \[P(\d)\] (.+?) — (.+?):(\d+)(?:-(\d+))?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     priority: int
     """0 (most urgent) to 3."""
     title: str

@@ -14,8 +14,9 @@ import re
 import shlex
 import tokenize
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+import msgspec
 
 from engine import protocol as wire
 from engine.conversations.codex_files import read_text, write_text
@@ -84,8 +85,7 @@ def earlier_commands(events: Iterable[EngineEvent]) -> list[str]:
     return list(seen)
 
 
-@dataclass(frozen=True)
-class SavedRule:
+class SavedRule(msgspec.Struct, frozen=True):
     """A `prefix_rule` in one of codex's rules files."""
 
     path: str

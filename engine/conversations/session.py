@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+
+import msgspec
 
 from engine.conversations.conversation import Conversation
 from engine.events import LimitWindow
@@ -14,8 +15,7 @@ SANDBOX_NAMES = {policy["type"]: mode for mode, policy in SANDBOX_POLICIES.items
 """The thread's sandbox type as codex's own CLI and config spell it."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(msgspec.Struct, frozen=True):
     conversation_id: str
     title: str
     state: str

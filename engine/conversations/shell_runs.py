@@ -8,8 +8,9 @@ import codecs
 import shlex
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import TypeVar
+
+import msgspec
 
 from engine import protocol as wire
 
@@ -18,24 +19,23 @@ SHELL = ("/bin/bash", "-lc")
 Notified = TypeVar("Notified", wire.ItemStarted, wire.ItemCompleted)
 
 
-@dataclass
-class ShellRun:
+class ShellRun(msgspec.Struct):
     """One `!command` running under command/exec: the turn and item it is shown as."""
 
     command: str
     conversation_id: str
     thread_id: str
     cwd: str
-    process_id: str = field(default_factory=lambda: f"deck-shell-{uuid.uuid4().hex[:12]}")
-    started: float = field(default_factory=time.monotonic)
+    process_id: str = msgspec.field(default_factory=lambda: f"deck-shell-{uuid.uuid4().hex[:12]}")
+    started: float = msgspec.field(default_factory=time.monotonic)
     stopped: bool = False
-    reserved_absent: list[str] = field(default_factory=list)
+    reserved_absent: list[str] = msgspec.field(default_factory=list)
     """The names codex's sandbox reserves that were not there before (see
     sandbox_leftovers.py)."""
     cut: bool = False
     """codex's output cap was reached."""
-    _output: list[str] = field(default_factory=list)
-    _decoders: dict[str, codecs.IncrementalDecoder] = field(default_factory=dict)
+    _output: list[str] = msgspec.field(default_factory=list)
+    _decoders: dict[str, codecs.IncrementalDecoder] = msgspec.field(default_factory=dict)
 
     @property
     def turn_id(self) -> str:

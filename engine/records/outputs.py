@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+import msgspec
 
 from engine.events import EngineEvent, ItemCompleted, ItemDelta
 from engine.protocol import CommandExecutionItem
@@ -22,8 +23,7 @@ Key = tuple[str, str]
 CUT_NOTE = "\n[codex-deck: the output was cut here, at {limit:,} bytes]\n"
 
 
-@dataclass(frozen=True)
-class KeptOutput:
+class KeptOutput(msgspec.Struct, frozen=True):
     """Where a command's whole output is (None when it was not kept), its size in bytes, and
     why it was not kept, when it was not."""
 

@@ -8,10 +8,10 @@ import contextlib
 import json
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import anyio
+import msgspec
 
 from engine.events import EngineEvent, ItemCompleted, SideChatAnswered
 from engine.protocol import (
@@ -33,8 +33,7 @@ READERS = max(1, min(4, os.cpu_count() or 1))
 """How many parts of the store are read at once when searching it (each in a thread)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SearchHit:
+class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     """Where a conversation says the text searched for."""
 
     conversation_id: str
@@ -151,7 +150,7 @@ async def search(
             with contextlib.suppress(RecordingError, ValueError):
                 event = event_from_json(json.loads(text))
                 for hit in search_events([event], query, title, limit):
-                    hits.append(replace(hit, archived=True, thread_id=thread_id))
+                    hits.append(msgspec.structs.replace(hit, archived=True, thread_id=thread_id))
     hits.sort(key=lambda hit: hit.at, reverse=True)
     return hits[:limit]
 

@@ -18,11 +18,11 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import platformdirs
 
 from engine.errors import StoreError
@@ -121,8 +121,7 @@ def default_path() -> Path:
     return platformdirs.user_data_path("codex-deck") / "codex-deck.sqlite3"
 
 
-@dataclass(frozen=True, slots=True)
-class StoredConversation:
+class StoredConversation(msgspec.Struct, frozen=True):
     id: str
     title: str
     cwd: str
@@ -137,8 +136,7 @@ class StoredConversation:
     reasoning_effort: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class StoredSubmission:
+class StoredSubmission(msgspec.Struct, frozen=True):
     id: str
     conversation_id: str
     generation: int
@@ -152,14 +150,13 @@ class StoredSubmission:
     """The text held a secret, which the store keeps as [redacted]."""
 
 
-@dataclass(frozen=True, slots=True)
-class Loaded:
+class Loaded(msgspec.Struct, frozen=True):
     """What the store held at start-up, oldest first."""
 
     conversations: list[StoredConversation]
     submissions: list[StoredSubmission]
     """Only those still queued or whose outcome the store does not know (sent, unknown)."""
-    unanswered: dict[str, int] = field(default_factory=dict)
+    unanswered: dict[str, int] = msgspec.field(default_factory=dict)
     """By conversation: requests that were still waiting for the user's answer when
     codex-deck stopped (it crashed, or was killed)."""
 

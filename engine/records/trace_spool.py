@@ -13,16 +13,16 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+import msgspec
 
 from engine.events import EngineEvent
 from engine.records.recording import event_from_json, event_to_json
 
 
-@dataclass(frozen=True)
-class Spooled:
+class Spooled(msgspec.Struct, frozen=True):
     """Where a turn's events are in its conversation's file."""
 
     offset: int

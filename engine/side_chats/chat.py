@@ -3,12 +3,11 @@ private codex process, so nothing said there reaches the conversation itself."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup, TaskStatus
 
 from engine import protocol as wire
@@ -40,27 +39,25 @@ class SideChatClosed(CodexDeckError):
     """The side chat is closed (or failed); nothing was sent."""
 
 
-@dataclass(frozen=True, slots=True)
-class SideAnswer:
+class SideAnswer(msgspec.Struct, frozen=True):
     question: str
     text: str
     cut: bool
     """The answer went past the size limit and was cut there."""
 
 
-@dataclass
-class _Answering:
+class _Answering(msgspec.Struct):
     question: str
     turn_id: str | None = None
-    parts: list[str] = dataclasses.field(default_factory=list)
+    parts: list[str] = msgspec.field(default_factory=list)
     size: int = 0
     cut: bool = False
-    items: ItemKeys = dataclasses.field(default_factory=ItemKeys)
+    items: ItemKeys = msgspec.field(default_factory=ItemKeys)
     """The names of the turn's items (a provider may give every message the same id)."""
-    messages: list[str] = dataclasses.field(default_factory=list)
+    messages: list[str] = msgspec.field(default_factory=list)
     """Agent messages written so far, by name (an answer may have several)."""
     failure: str | None = None
-    done: anyio.Event = dataclasses.field(default_factory=anyio.Event)
+    done: anyio.Event = msgspec.field(default_factory=anyio.Event)
 
 
 class SideChat:

@@ -5,19 +5,18 @@ protocol field a side chat relies on."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shlex
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import anyio
+import msgspec
 
 from engine.settings import HostSettings
 from engine.side_chats.isolation import SideChatUnsupported, check_support, missing_in, refused
@@ -31,8 +30,7 @@ SEPARATOR = "\x1e"
 """Between the two schema files the check over ssh prints (octal 036 to printf)."""
 
 
-@dataclass(frozen=True)
-class Started:
+class Started(msgspec.Struct, frozen=True):
     """A private codex, running."""
 
     server: AppServer
@@ -52,8 +50,7 @@ class PrivateCodex(Protocol):
         """The private codex with `overrides` added, running until left."""
 
 
-@dataclass(frozen=True)
-class HereCodex:
+class HereCodex(msgspec.Struct, frozen=True):
     """On this machine, as the conversation's codex is started (`launch`)."""
 
     launch: Launch
@@ -64,15 +61,14 @@ class HereCodex:
     @asynccontextmanager
     async def start(self, overrides: tuple[str, ...]) -> AsyncIterator[Started]:
         with tempfile.TemporaryDirectory(prefix="codex-deck-side-") as scratch:
-            private = dataclasses.replace(
+            private = msgspec.structs.replace(
                 self.launch, cwd=Path(scratch), overrides=(*self.launch.overrides, *overrides)
             )
             async with spawn_app_server(private) as server:
                 yield Started(server, getattr(server.transport, "pid", None), Path(scratch))
 
 
-@dataclass(frozen=True)
-class SshCodex:
+class SshCodex(msgspec.Struct, frozen=True):
     """On an ssh host, started over a connection of its own with the host's `overrides`."""
 
     host: HostSettings

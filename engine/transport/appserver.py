@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
 import anyio
+import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream
 
 from engine.errors import CodexDeckError, ConnectionClosed, RpcError
@@ -282,8 +282,7 @@ async def _decline(request_id: RequestId, params: KnownServerRequest) -> WireMod
     return decline(params)
 
 
-@dataclass(frozen=True, slots=True)
-class IncomingRequest:
+class IncomingRequest(msgspec.Struct, frozen=True):
     """A server request in its place in the stream (the request handler answers it)."""
 
     request_id: RequestId
@@ -390,4 +389,4 @@ def greet(spawned: Spawned) -> Spawned:
         spawned.stdin.sendall(line)
     except OSError:
         return spawned
-    return replace(spawned, greeted=True)
+    return msgspec.structs.replace(spawned, greeted=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from engine.errors import CodexNotFound, CodexTooOld
 
@@ -16,8 +17,7 @@ MIN_CODEX_VERSION = (0, 163, 0)
 _VERSION = re.compile(r"/(\d+)\.(\d+)\.(\d+)")
 
 
-@dataclass(frozen=True, slots=True)
-class CodexBinary:
+class CodexBinary(msgspec.Struct, frozen=True):
     """A codex executable and where it was found (settings, bundled package, PATH)."""
 
     path: Path

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from engine.settings import Settings
 
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
     from engine.protocol import ThreadSettings
 
 
-@dataclass(frozen=True, slots=True)
-class Launch:
+class Launch(msgspec.Struct, frozen=True):
     """How to start `codex app-server`."""
 
     binary: Path
@@ -24,7 +24,7 @@ class Launch:
     """CODEX_HOME for the process; None keeps codex's own."""
     overrides: tuple[str, ...] = ()
     """`-c key=value` pairs, values in TOML syntax."""
-    env: Mapping[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = msgspec.field(default_factory=dict)
     """Variables added to the inherited environment."""
 
     def argv(self) -> list[str]:

@@ -6,9 +6,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
+
+import msgspec
 
 from engine.settings import ProviderSettings, Settings
 
@@ -30,8 +32,7 @@ def local_url(port: int) -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class DemoPlace:
+class DemoPlace(msgspec.Struct, frozen=True, eq=False):
     """Where the demo runs: a throw-away directory with codex's home and the workspace, and
     the scripted model, serving on a socket that listens already (so codex can be started
     with its address while the model starts). The model runs in a process of its own (its

@@ -19,11 +19,11 @@ import socket
 import subprocess
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import anyio.lowlevel
+import msgspec
 from anyio.abc import ByteReceiveStream, ByteSendStream, SocketStream
 
 from engine.errors import CodexNotFound, SettingsError
@@ -64,8 +64,7 @@ longest stall went from 49 to 17 ms and from 36 to 16 ms (medians of 6 runs, in 
 side-by-side runs); the answer took as long."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Spawned:
+class Spawned(msgspec.Struct, frozen=True, eq=False):
     """A `codex app-server` just spawned for `launch`: the process and our ends of its
     stdin, stdout and stderr."""
 

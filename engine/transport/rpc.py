@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from itertools import count
 from typing import Any
 
@@ -49,8 +48,7 @@ METHOD_NOT_FOUND = -32601
 INTERNAL_ERROR = -32603
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(msgspec.Struct, frozen=True):
     """A message from the peer that needs no reply."""
 
     method: str
@@ -63,8 +61,7 @@ class Notification:
         return _decode(self.params)
 
 
-@dataclass(frozen=True, slots=True)
-class ServerRequest:
+class ServerRequest(msgspec.Struct, frozen=True):
     """A request from the peer (an approval, a question …) that needs a reply."""
 
     id: RequestId
@@ -72,8 +69,7 @@ class ServerRequest:
     params: Any
 
 
-@dataclass(frozen=True, slots=True)
-class BadLine:
+class BadLine(msgspec.Struct, frozen=True):
     """A line that was skipped because it was not a usable JSON-RPC message."""
 
     reason: str

@@ -4,8 +4,7 @@ caller's (accept the change with them, or take them back of a change applied).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,8 +21,7 @@ from tui.widgets.ordered import OrderedInput
 STYLES = {"+": "green", "-": "red"}
 
 
-@dataclass(frozen=True)
-class Reviewed:
+class Reviewed(msgspec.Struct, frozen=True):
     """The hunks to take back (by path, their places from 0) and why."""
 
     marks: dict[str, list[int]]

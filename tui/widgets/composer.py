@@ -12,6 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -32,8 +33,7 @@ PASTE_SHOWN_LINES = 40
 """A paste longer than this shows in the box as a placeholder, sent as what was pasted."""
 
 
-@dataclass(frozen=True)
-class Completed:
+class Completed(msgspec.Struct, frozen=True):
     """A way to complete what is typed: the line it becomes, and what the list shows."""
 
     line: str

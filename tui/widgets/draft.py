@@ -4,9 +4,9 @@ because it was sent before codex was up."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
 from textual import events
 from textual.strip import Strip
 from textual.widgets import TextArea
@@ -25,8 +25,7 @@ Mode = Literal["auto", "queue"]
 """How a message goes: at once (steering a running turn), or queued after it."""
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(msgspec.Struct, frozen=True):
     """What a box holds: its text, where its cursor is, and how it was sent if it was sent
     before codex was up."""
 

@@ -3,8 +3,7 @@ match it (codex's fuzzy search of the working directory, as the user types)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from rich.text import Text
 from textual.widgets.option_list import Option
 
@@ -14,8 +13,7 @@ from tui.widgets.completion_list import CompletionList
 FILES_SHOWN = 12
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(msgspec.Struct, frozen=True):
     """An `@` being typed: where it starts on its line, and the query after it."""
 
     row: int

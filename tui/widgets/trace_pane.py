@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -70,8 +71,7 @@ the trace's."""
 FILTERS = ("all", "items", "interactions", "turns", "side", "notices", "raw")
 
 
-@dataclass
-class Row:
+class Row(msgspec.Struct):
     event: EngineEvent
     kind: str
     label: str
