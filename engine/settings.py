@@ -15,18 +15,34 @@ import ipaddress
 import json
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import platformdirs
-from annotated_types import Ge
 
 from engine.errors import SettingsError
 
 APP_NAME = "codex-deck"
 CONFIG_ENV = "CODEX_DECK_CONFIG"
 ENV_PREFIX = "CODEX_DECK_"
+
+
+class AtLeast:
+    """The least value of a number setting (`Annotated[int, AtLeast(1)]`), checked when the
+    settings are (`engine.settings_source`, by pydantic, as annotated-types' `Ge`): this module
+    is imported before the first paint, and annotated-types takes some 7 ms to import."""
+
+    __slots__ = ("least",)
+
+    def __init__(self, least: int) -> None:
+        self.least = least
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        from annotated_types import Ge
+
+        return handler(Annotated[source, Ge(self.least)])
 
 
 @dataclass(frozen=True)
@@ -67,23 +83,23 @@ class CodexSettings:
 class LimitsSettings:
     """How much codex-deck takes on at once (`[limits]`)."""
 
-    running_conversations: Annotated[int, Ge(1)] = 4
+    running_conversations: Annotated[int, AtLeast(1)] = 4
     """Conversations that may run a turn at the same time."""
-    queued_messages: Annotated[int, Ge(0)] = 5
+    queued_messages: Annotated[int, AtLeast(0)] = 5
     """Messages that may wait behind a running turn, per conversation."""
-    trace_events_per_turn: Annotated[int, Ge(10)] = 4000
+    trace_events_per_turn: Annotated[int, AtLeast(10)] = 4000
     """Events kept in a turn's trace; past it the head and tail are kept."""
-    side_answer_chars: Annotated[int, Ge(100)] = 20_000
+    side_answer_chars: Annotated[int, AtLeast(100)] = 20_000
     """Characters a side answer may have; past it the answer is cut and a notice says so."""
-    restarts: Annotated[int, Ge(0)] = 6
+    restarts: Annotated[int, AtLeast(0)] = 6
     """Failed starts in a row after which codex-deck stops restarting a codex that died."""
-    image_bytes: Annotated[int, Ge(1)] = 20 * 1024 * 1024
+    image_bytes: Annotated[int, AtLeast(1)] = 20 * 1024 * 1024
     """The largest image that may be attached to a message."""
-    images_per_message: Annotated[int, Ge(1)] = 10
+    images_per_message: Annotated[int, AtLeast(1)] = 10
     """Images that may be attached to one message."""
-    command_output_bytes: Annotated[int, Ge(1024)] = 64 * 1024 * 1024
+    command_output_bytes: Annotated[int, AtLeast(1024)] = 64 * 1024 * 1024
     """A command's output kept in its file (the screen keeps only the latest 256 KB)."""
-    line_bytes: Annotated[int, Ge(1024 * 1024)] = 64 * 1024 * 1024
+    line_bytes: Annotated[int, AtLeast(1024 * 1024)] = 64 * 1024 * 1024
     """The longest message from codex that is read; a longer one is skipped, with a notice
     (codex-deck holds no more than this of it meanwhile)."""
 

@@ -64,5 +64,5 @@ def test_checked_again_it_tells_what_changed_on_the_machine_since(
     told = check_again(first)
     assert any(f"store.path {store} is a directory" in line for line in told), told
     isolated_settings.write_text("[limits]\nrestarts = -1\n")
-    with pytest.raises(SettingsError, match="restarts"):
+    with pytest.raises(SettingsError, match=r"limits.restarts: should be at least 0 \(got -1\)"):
         check_again(first)
