@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import platformdirs
 
+from engine.private_files import replace_private
 from engine.settings import APP_NAME, ENV_PREFIX, Settings, config_path
 from engine.version import __version__
 
@@ -82,14 +83,7 @@ def keep(settings: Settings, said: list[str]) -> None:
         "settings": msgspec.to_builtins(settings, enc_hook=_encode),
         "said": said,
     }
-    target = kept_at(path)
-    with contextlib.suppress(OSError):
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        written = target.with_suffix(f".{os.getpid()}.tmp")
-        descriptor = os.open(written, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            json.dump(record, file)
-        written.replace(target)
+    replace_private(kept_at(path), json.dumps(record).encode())
 
 
 def checked() -> tuple[Settings, list[str]]:

@@ -25,6 +25,7 @@ from tui.startup import Startup, read_settings
 
 if TYPE_CHECKING:
     from tui.app import CodexDeckApp
+    from tui.parsed_css import ParsedCss
 
 DEMO_TOUR = """\
 Welcome to the codex-deck demo. The real Codex engine runs on a local scripted model: no account, \
@@ -203,6 +204,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     young_passes_only()
     startup: Startup | None = None
     frame: FirstFrame | None = None
+    css: ParsedCss | None = None
     try:
         startup = Startup(args, warnings)
         welcome = DEMO_TOUR if args.demo else WELCOME  # the first frame says what comes
@@ -211,6 +213,7 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
         frame = FirstFrame.open(welcome, ui.theme) if not ui.keys else None
         startup.greet()
         app = make_app(args, startup, welcome)
+        css = parsed_css()
         if frame is not None:
             from tui.widgets.draft import Draft  # imported with the app
 
@@ -232,9 +235,21 @@ def run_app(args: argparse.Namespace, warnings: list[str]) -> int:
     finally:
         if startup is not None:
             startup.close()
+        if css is not None:
+            css.keep()
     if args.record is not None:
         print(f"codex-deck: recorded to {args.record}; `codex-deck replay {args.record}` plays it")
     return 0
+
+
+def parsed_css() -> ParsedCss:
+    """The app's CSS as parsed in an earlier run, taken by every stylesheet from now on."""
+    from tui.parsed_css import ParsedCss, kept_at
+    from tui.private import keep_parsed_css
+
+    css = ParsedCss(kept_at())
+    keep_parsed_css(css)
+    return css
 
 
 def end_as_told(number: int, _: FrameType | None) -> None:

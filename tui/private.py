@@ -49,6 +49,13 @@
   (some 350,000 objects after 20 long answers: a 550 ms pause). `mend_strips` answers those
   cases with the strip without caching it (`tui/app.py`, when the app starts).
 
+- `Stylesheet._parse_rules` and `Stylesheet._variables`: a stylesheet parses each CSS
+  source once, and forgets it when it is made anew or its variables are set; as the app starts
+  it is both (the theme), so the app's CSS and each widget's default CSS were parsed two to
+  four times, some 30 ms of each start. `keep_parsed_css` has every stylesheet take what was
+  parsed before, with the same variables, from one place (kept between runs by
+  `tui/parsed_css.py`) (`tui/cli.py`, before the app runs).
+
 And none of Textual's own attributes is set by codex-deck under the same name (a test walks
 every class of `tui` for one).
 - textual-serve's `Server._make_app`: the web application the secret is checked in front of
@@ -58,12 +65,15 @@ every class of `tui` for one).
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableMapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from rich.style import Style
 from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
+from textual.css.types import CSSLocation
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.screen import Screen
@@ -190,3 +200,42 @@ def mend_strips() -> None:
     itself (what Textual's methods return then, without the reference cycle)."""
     Strip.divide = _divide  # type: ignore[method-assign]
     Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
+
+
+ParsedKey = tuple[str, CSSLocation, bool, int, str, tuple[tuple[str, str], ...]]
+"""A CSS source as Textual parses it: its text, where it was read from, whether it is a
+widget's default CSS, its tie breaker and scope, and the variables it was parsed with."""
+
+
+class ParsedRules(Protocol):
+    """Where `keep_parsed_css` takes CSS parsed before from, and puts what is parsed now."""
+
+    def get(self, key: ParsedKey) -> list[RuleSet] | None: ...
+
+    def add(self, key: ParsedKey, rules: list[RuleSet]) -> None: ...
+
+
+TEXTUAL_PARSE_RULES = Stylesheet._parse_rules
+
+
+def keep_parsed_css(parsed: ParsedRules) -> None:
+    """Have every stylesheet take the rules of CSS parsed before with the same variables from
+    `parsed`, and put there what it parses."""
+
+    def parse_rules(
+        self: Stylesheet,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        variables = tuple(self._variables.items())
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        rules = parsed.get(key)
+        if rules is None:
+            rules = TEXTUAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
+            parsed.add(key, rules)
+        return rules
+
+    Stylesheet._parse_rules = parse_rules  # type: ignore[method-assign]

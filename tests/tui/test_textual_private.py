@@ -18,6 +18,10 @@ from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
+from textual.css import parse as textual_parse
+from textual.css import stylesheet as textual_stylesheet
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.dom import NoScreen
 from textual.driver import Driver
 from textual.geometry import Region, Size
@@ -34,11 +38,14 @@ from tui.private import (
     TEXTUAL_CROP_EXTEND,
     TEXTUAL_DIVIDE,
     TEXTUAL_GET_RENDERS,
+    TEXTUAL_PARSE_RULES,
+    ParsedKey,
     crop_renders,
     driver,
     drop_screen,
     forget_layouts,
     forget_styles,
+    keep_parsed_css,
     mend_strips,
     paint_asked_now,
     repaint_pending,
@@ -414,3 +421,65 @@ async def test_the_app_mends_strips_when_it_starts(
         painted.divide([7])
         painted.crop_extend(0, 7, None)
         assert not holds_itself(painted)
+
+
+ACCENTED = "Static { color: $accent; }"
+
+
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The CSS Textual's parser is given from now on (each text as it is parsed)."""
+    parsed: list[str] = []
+    parse = textual_parse.parse
+
+    def counted(scope: str, css: str, *args: object, **kwargs: object) -> object:
+        parsed.append(css)
+        return parse(scope, css, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(textual_stylesheet, "parse", counted)
+    return parsed
+
+
+def accented(accent: str) -> Stylesheet:
+    """A stylesheet of one source, parsed with `accent` as its `$accent`."""
+    sheet = Stylesheet(variables={"accent": accent})
+    sheet.add_source(ACCENTED, ("app.tcss", ""))
+    sheet.parse()
+    return sheet
+
+
+def test_textual_parses_css_again_in_a_stylesheet_made_anew_or_given_its_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The premise of `keep_parsed_css`: what the app's stylesheet goes through as it starts
+    (made anew and given the theme's variables) has the same CSS parsed again each time."""
+    parsed = parses(monkeypatch)
+    sheet = accented("red")
+    sheet.parse()
+    assert parsed == [ACCENTED], "a stylesheet keeps what it parsed"
+    sheet.reparse()
+    sheet.set_variables({"accent": "red"})
+    sheet.parse()
+    assert parsed == [ACCENTED] * 3
+
+
+class Kept(dict[ParsedKey, list[RuleSet]]):
+    def add(self, key: ParsedKey, rules: list[RuleSet]) -> None:
+        self[key] = rules
+
+
+def test_kept_css_is_taken_by_every_stylesheet_that_parses_it_with_the_same_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(Stylesheet, "_parse_rules", TEXTUAL_PARSE_RULES)
+    parsed = parses(monkeypatch)
+    keep_parsed_css(Kept())
+    first = accented("red")
+    first.reparse()
+    first.set_variables({"accent": "red"})
+    first.parse()
+    second = accented("red")
+    assert parsed == [ACCENTED]
+    assert second.rules == first.rules
+    other = accented("blue")
+    assert parsed == [ACCENTED] * 2, "other variables: parsed with them"
+    assert other.rules[0].styles.color != first.rules[0].styles.color

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 from pathlib import Path
 
@@ -137,3 +138,27 @@ def test_a_command_output_opens_whole_in_the_pager_and_the_app_comes_back(
     terminal.wait_for("turn completed")
     terminal.type("C-q")
     terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+
+
+def test_a_second_start_reads_the_css_the_first_parsed(
+    terminal: Terminal, isolated_settings: Path, tmp_path: Path
+) -> None:
+    """The app's CSS, parsed on the first start, is kept, the user's alone, and read on the
+    next: that start parses none of it (it has nothing to write back) and draws the same."""
+    cache = tmp_path / "cache"
+    screens = []
+    for _ in range(2):
+        terminal.type(
+            f"XDG_CACHE_HOME={cache} CODEX_DECK_CONFIG={isolated_settings} {COMMAND} --demo",
+            "Enter",
+        )
+        terminal.wait_for("offline demo")
+        screens.append(terminal.screen())
+        terminal.type("C-q")
+        terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
+        [kept] = (cache / "codex-deck").glob("css-*")
+        if len(screens) == 1:
+            written = kept.stat().st_mtime_ns
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert kept.stat().st_mtime_ns == written, "the second start parsed CSS the first had not"
+    assert screens[1] == screens[0]

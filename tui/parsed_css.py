@@ -1,0 +1,69 @@
+"""The app's CSS as Textual parsed it, kept between runs.
+
+As the app starts, Textual parses its stylesheet and each widget class's default CSS, with
+the theme's variables: some 30 ms of CPU on every start (`tui.private.keep_parsed_css` has it
+parse each once; before, the stylesheet forgot what it had parsed when the theme was set).
+What was parsed is kept in the user's cache directory, private to them, and read back in a
+few milliseconds.
+
+Each rule set is kept under the CSS text itself, where it was read from and the variables it
+was parsed with: CSS that changed is parsed again. The rules are Textual's own objects
+(pickled), so the file is named for the Textual that parsed them, and read only if the user
+alone could have written it. A run writes the file again only if it parsed what the file
+lacked, with what that run used (what is no longer used goes).
+"""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import platformdirs
+import textual
+from textual.css.model import RuleSet
+
+from engine.private_files import read_private, replace_private
+from engine.settings import APP_NAME
+from tui.private import ParsedKey
+
+
+def kept_at() -> Path:
+    """Where the parsed CSS is kept, for the Textual the app runs on."""
+    return platformdirs.user_cache_path(APP_NAME) / f"css-textual-{textual.__version__}.pickle"
+
+
+class ParsedCss:
+    """What the app's stylesheets parsed in this run, or took from what was kept."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._kept = _unpickled(read_private(path))
+        self._used: dict[ParsedKey, list[RuleSet]] = {}
+        self._parsed = False
+
+    def get(self, key: ParsedKey) -> list[RuleSet] | None:
+        rules = self._used.get(key)
+        if rules is None:
+            rules = self._kept.get(key)
+            if rules is not None:
+                self._used[key] = rules
+        return rules
+
+    def add(self, key: ParsedKey, rules: list[RuleSet]) -> None:
+        self._used[key] = rules
+        self._parsed = True
+
+    def keep(self) -> None:
+        """Keep what this run used for the next, if it parsed anything."""
+        if self._parsed:
+            replace_private(self.path, pickle.dumps(self._used, pickle.HIGHEST_PROTOCOL))
+
+
+def _unpickled(data: bytes | None) -> dict[ParsedKey, list[RuleSet]]:
+    if data is None:
+        return {}
+    try:
+        kept = pickle.loads(data)
+    except Exception:  # cut short, or of a Textual that made its objects otherwise
+        return {}
+    return kept if isinstance(kept, dict) else {}
