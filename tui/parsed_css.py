@@ -8,13 +8,15 @@ few milliseconds.
 
 Each rule set is kept under the CSS text itself, where it was read from and the variables it
 was parsed with: CSS that changed is parsed again. The rules are Textual's own objects
-(pickled), so the file is named for the Textual that parsed them, and read only if the user
-alone could have written it. A run writes the file again only if it parsed what the file
-lacked, with what that run used (what is no longer used goes).
+(pickled), so they are kept with the Textual install that parsed them (its files, not its
+version: asking for that imports `importlib.metadata`, some 10 ms), and taken only by the
+same one; the file is read only if the user alone could have written it. A run writes it
+again only if it parsed what it lacked, with what that run used (what is no longer used goes).
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 from pathlib import Path
 
@@ -28,8 +30,15 @@ from tui.private import ParsedKey
 
 
 def kept_at() -> Path:
-    """Where the parsed CSS is kept, for the Textual the app runs on."""
-    return platformdirs.user_cache_path(APP_NAME) / f"css-textual-{textual.__version__}.pickle"
+    """Where the parsed CSS is kept."""
+    return platformdirs.user_cache_path(APP_NAME) / "textual-css.pickle"
+
+
+def textual_install() -> str:
+    """The Textual the app runs on, as installed: where, and its first file's inode, size and
+    time (a reinstall makes it anew)."""
+    status = os.stat(textual.__file__)
+    return f"{textual.__file__} {status.st_ino} {status.st_size} {status.st_mtime_ns}"
 
 
 class ParsedCss:
@@ -56,14 +65,15 @@ class ParsedCss:
     def keep(self) -> None:
         """Keep what this run used for the next, if it parsed anything."""
         if self._parsed:
-            replace_private(self.path, pickle.dumps(self._used, pickle.HIGHEST_PROTOCOL))
+            kept = (textual_install(), self._used)
+            replace_private(self.path, pickle.dumps(kept, pickle.HIGHEST_PROTOCOL))
 
 
 def _unpickled(data: bytes | None) -> dict[ParsedKey, list[RuleSet]]:
     if data is None:
         return {}
     try:
-        kept = pickle.loads(data)
+        install, parsed = pickle.loads(data)
     except Exception:  # cut short, or of a Textual that made its objects otherwise
         return {}
-    return kept if isinstance(kept, dict) else {}
+    return parsed if install == textual_install() and isinstance(parsed, dict) else {}

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from textual.css.stylesheet import Stylesheet
 
 from tests.tui.test_textual_private import ACCENTED, parses
+from tui import parsed_css
 from tui.parsed_css import ParsedCss
 from tui.private import TEXTUAL_PARSE_RULES, keep_parsed_css
 
@@ -87,6 +90,35 @@ def test_a_file_another_could_have_written_or_that_is_cut_short_is_not_read(
     kept.symlink_to(kept.with_name("elsewhere"))
     run(kept, ACCENTED)
     assert parsed == [ACCENTED] * 5, "a link"
+
+
+def test_css_kept_by_another_textual_is_parsed_again(
+    kept: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parsed = parses(monkeypatch)
+    run(kept, ACCENTED)
+    monkeypatch.setattr(parsed_css, "textual_install", lambda: "a Textual installed since")
+    run(kept, ACCENTED)
+    assert parsed == [ACCENTED] * 2
+
+
+def test_the_textual_it_was_kept_by_is_told_without_importing_package_metadata(
+    tmp_path: Path,
+) -> None:
+    """Textual's `__version__` imports `importlib.metadata` (and `email`, `zipfile`, `csv`:
+    some 10 ms), which the app's start does not otherwise."""
+    script = (
+        "import sys, tui.app\n"
+        "from tui.parsed_css import ParsedCss, kept_at\n"
+        "ParsedCss(kept_at()).keep()\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    environment = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]
 
 
 def test_what_cannot_be_kept_is_parsed_again_and_said_nowhere(
