@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tests.conftest import local_settings
 from tests.tui.tmux import COMMAND, Terminal, at_the_shell, message_box
+from tui.parsed_css import kept_at
 
 MOST_KEYS = 600
 """Seven lines of the message box, at most, as the test types them."""
@@ -156,7 +157,7 @@ def test_a_second_start_reads_the_css_the_first_parsed(
         screens.append(terminal.screen())
         terminal.type("C-q")
         terminal.wait_until(lambda: at_the_shell(terminal), "codex-deck to exit")
-        [kept] = (cache / "codex-deck").glob("css-*")
+        kept = cache / "codex-deck" / kept_at().name
         if len(screens) == 1:
             written = kept.stat().st_mtime_ns
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
