@@ -1,10 +1,9 @@
 """The app's CSS as Textual parsed it, kept between runs.
 
 As the app starts, Textual parses its stylesheet and each widget class's default CSS, with
-the theme's variables: some 30 ms of CPU on every start (`tui.private.keep_parsed_css` has it
-parse each once; before, the stylesheet forgot what it had parsed when the theme was set).
-What was parsed is kept in the user's cache directory, private to them, and read back in a
-few milliseconds.
+the theme's variables: some 30 ms of CPU on every start, each source parsed once a run
+(`tui.private.keep_parsed_css`). What was parsed is kept in the user's cache directory,
+private to them, and read back in about 5 ms.
 
 Each rule set is kept under the CSS text itself, where it was read from and the variables it
 was parsed with: CSS that changed is parsed again. The rules are Textual's own objects
@@ -64,9 +63,13 @@ class ParsedCss:
 
     def keep(self) -> None:
         """Keep what this run used for the next, if it parsed anything."""
-        if self._parsed:
-            kept = (textual_install(), self._used)
-            replace_private(self.path, pickle.dumps(kept, pickle.HIGHEST_PROTOCOL))
+        if not self._parsed:
+            return
+        try:
+            data = pickle.dumps((textual_install(), self._used), pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            return  # rules Textual made of something that cannot be kept: parsed next time
+        replace_private(self.path, data)
 
 
 def _unpickled(data: bytes | None) -> dict[ParsedKey, list[RuleSet]]:

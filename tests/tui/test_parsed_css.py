@@ -129,3 +129,11 @@ def test_what_cannot_be_kept_is_parsed_again_and_said_nowhere(
     run(kept, ACCENTED)
     run(kept, ACCENTED)
     assert parsed == [ACCENTED] * 2
+
+
+def test_rules_that_cannot_be_kept_are_left_to_be_parsed_next_time(kept: Path) -> None:
+    css = ParsedCss(kept)
+    key = (ACCENTED, ("app.tcss", ""), False, 0, "", ())
+    css.add(key, [lambda: None])  # type: ignore[list-item]
+    css.keep()
+    assert not kept.exists()
