@@ -202,9 +202,10 @@ def mend_strips() -> None:
     Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
 
 
-ParsedKey = tuple[str, CSSLocation, bool, int, str, tuple[tuple[str, str], ...]]
+ParsedKey = tuple[str, CSSLocation, bool, int, str, str]
 """A CSS source as Textual parses it: its text, where it was read from, whether it is a
-widget's default CSS, its tie breaker and scope, and the variables it was parsed with."""
+widget's default CSS, its tie breaker and scope, and the variables it was parsed with (one
+string, "name: value" a line)."""
 
 
 class ParsedRules(Protocol):
@@ -221,6 +222,17 @@ TEXTUAL_PARSE_RULES = Stylesheet._parse_rules
 def keep_parsed_css(parsed: ParsedRules) -> None:
     """Have every stylesheet take the rules of CSS parsed before with the same variables from
     `parsed`, and put there what it parses."""
+    named: list[tuple[dict[str, str], str]] = []
+    """The variables last parsed with, and they as one string. Textual gives a stylesheet new
+    variables as a new dict (`set_variables`), and a stylesheet made anew the same one: made
+    once for each, the key is hashed in a lookup (its string's hash is kept), not made again
+    for every source of every parse (some 170 variables: 6.5 µs a source)."""
+
+    def variables_of(sheet: Stylesheet) -> str:
+        variables = sheet._variables
+        if not named or named[0][0] is not variables:
+            named[:] = [(variables, "\n".join(f"{k}: {v}" for k, v in variables.items()))]
+        return named[0][1]
 
     def parse_rules(
         self: Stylesheet,
@@ -230,8 +242,7 @@ def keep_parsed_css(parsed: ParsedRules) -> None:
         tie_breaker: int = 0,
         scope: str = "",
     ) -> list[RuleSet]:
-        variables = tuple(self._variables.items())
-        key = (css, read_from, is_default_rules, tie_breaker, scope, variables)
+        key = (css, read_from, is_default_rules, tie_breaker, scope, variables_of(self))
         rules = parsed.get(key)
         if rules is None:
             rules = TEXTUAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)

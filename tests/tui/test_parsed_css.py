@@ -133,7 +133,7 @@ def test_what_cannot_be_kept_is_parsed_again_and_said_nowhere(
 
 def test_rules_that_cannot_be_kept_are_left_to_be_parsed_next_time(kept: Path) -> None:
     css = ParsedCss(kept)
-    key = (ACCENTED, ("app.tcss", ""), False, 0, "", ())
+    key = (ACCENTED, ("app.tcss", ""), False, 0, "", "")
     css.add(key, [lambda: None])  # type: ignore[list-item]
     css.keep()
     assert not kept.exists()
